@@ -1,0 +1,34 @@
+/** Jest runs the TypeScript sources through SWC (decorator metadata included). */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+const shared = {
+  testEnvironment: 'node',
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': swc },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      setupFiles: ['<rootDir>/test/support/setup-env.ts'],
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,16 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { CommonModule } from './common/common.module.js';
+import type { AppConfig } from './common/config/app-config.js';
+import { DatabaseModule } from './database/database.module.js';
+import { AuthModule } from './modules/auth/auth.module.js';
+import { DiagnosticsModule } from './modules/diagnostics/diagnostics.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CommonModule.forRoot(config), DatabaseModule, AuthModule, DiagnosticsModule],
+    };
+  }
+}

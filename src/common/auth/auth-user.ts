@@ -1,0 +1,15 @@
+/** The authenticated caller, as the auth guard puts it on the request. */
+export interface AuthUser {
+  id: number;
+  tenant_id: number;
+  name: string;
+  email: string;
+  roles: string[];
+  permissions: Set<string>;
+  /** The personal_access_tokens row of the token used for this request. */
+  tokenId: number;
+}
+
+export const SUPER_ADMIN = 'super-admin';
+
+export const isSuperAdmin = (user: AuthUser) => user.roles.includes(SUPER_ADMIN);

@@ -1,0 +1,32 @@
+import { BeforeInsert, BeforeUpdate, Column, PrimaryGeneratedColumn, type ColumnOptions } from 'typeorm';
+
+/**
+ * Column decorators shared by every entity. The migrations own the real column types
+ * (timestamp on MySQL, datetime on SQLite); entity metadata only has to read and write them,
+ * so it uses the type both drivers accept.
+ */
+export const IdColumn = () => PrimaryGeneratedColumn({ type: 'bigint', unsigned: true });
+export const ForeignIdColumn = (options: ColumnOptions = {}) => Column({ type: 'bigint', unsigned: true, ...options });
+export const TimestampColumn = (options: ColumnOptions = {}) =>
+  Column({ type: 'datetime', nullable: true, ...options });
+
+/** `created_at` / `updated_at`, set by the application so both databases store the same UTC instant. */
+export abstract class Timestamped {
+  @TimestampColumn({ name: 'created_at' })
+  created_at: Date | null;
+
+  @TimestampColumn({ name: 'updated_at' })
+  updated_at: Date | null;
+
+  @BeforeInsert()
+  protected stampCreated(): void {
+    const now = new Date();
+    this.created_at ??= now;
+    this.updated_at ??= now;
+  }
+
+  @BeforeUpdate()
+  protected stampUpdated(): void {
+    this.updated_at = new Date();
+  }
+}

@@ -1,0 +1,34 @@
+/** Driver error codes that mean "the database cannot be reached", not "the query was wrong". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_ACCESS_DENIED_ERROR',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
+]);
+
+const UNAVAILABLE_ERROR_NAMES = new Set(['CannotExecuteNotConnectedError', 'ConnectionIsNotSetError']);
+
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 3) return false;
+  const e = error as { code?: unknown; name?: unknown; driverError?: unknown; cause?: unknown; message?: unknown };
+  if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+  if (typeof e.name === 'string' && UNAVAILABLE_ERROR_NAMES.has(e.name)) return true;
+  if (typeof e.message === 'string' && /Pool is closed|connect ETIMEDOUT|Connection lost/i.test(e.message)) return true;
+  return isDatabaseUnavailable(e.driverError, depth + 1) || isDatabaseUnavailable(e.cause, depth + 1);
+}
+
+/** An error text fit to show a client: the database password never appears in it. */
+export function scrubSecret(text: string, secret?: string): string {
+  if (!secret) return text;
+  return text.split(secret).join('********').split(encodeURIComponent(secret)).join('********');
+}

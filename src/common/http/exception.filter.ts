@@ -1,0 +1,82 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../database/database-errors.js';
+import { ApiException } from './api-exception.js';
+
+interface ErrorAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+const FIXED_MESSAGES: Record<number, string> = {
+  401: 'Unauthenticated.',
+  403: 'This action is unauthorized.',
+  429: 'Too Many Attempts.',
+};
+
+/** Seconds a client should wait before retrying while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The one place where every thrown error becomes an answer: the contract's bodies, the
+ * no-cache header, and nothing of the server's internals (details go to the log only).
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const answer = this.toAnswer(exception, request);
+
+    if (answer.status >= 500) {
+      this.logger.error({ err: exception, status: answer.status }, 'request failed');
+    }
+    if (response.headersSent) return;
+    response.status(answer.status);
+    response.setHeader('cache-control', 'no-cache, private');
+    for (const [name, value] of Object.entries(answer.headers ?? {})) response.setHeader(name, value);
+    response.json(answer.body);
+  }
+
+  private toAnswer(exception: unknown, request: Request): ErrorAnswer {
+    if (exception instanceof ApiException) {
+      return { status: exception.status, body: exception.body, headers: exception.headers };
+    }
+    if (exception instanceof ThrottlerException) {
+      return { status: 429, body: { message: FIXED_MESSAGES[429] } };
+    }
+    if (exception instanceof HttpException) {
+      return this.fromHttpException(exception, request);
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return {
+        status: 503,
+        body: { message: 'Service Unavailable: the database cannot be reached. Try again shortly.' },
+        headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+      };
+    }
+    return { status: 500, body: { message: 'Server Error' } };
+  }
+
+  private fromHttpException(exception: HttpException, request: Request): ErrorAnswer {
+    const status = exception.getStatus();
+    if (FIXED_MESSAGES[status]) return { status, body: { message: FIXED_MESSAGES[status] } };
+    if (status === 404 && /^Cannot [A-Z]+ /.test(exception.message)) {
+      return { status, body: { message: `The route ${request.originalUrl.split('?')[0]} could not be found.` } };
+    }
+    if (status >= 500) return { status: 500, body: { message: 'Server Error' } };
+    const payload = exception.getResponse();
+    const message =
+      typeof payload === 'string'
+        ? payload
+        : typeof (payload as { message?: unknown }).message === 'string'
+          ? (payload as { message: string }).message
+          : exception.message;
+    return { status, body: { message } };
+  }
+}

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/app-config.js';
+import { dataSourceOptions } from './data-source-options.js';
+import { BootstrapSeeder } from './seeds/bootstrap.seeder.js';
+
+/** The data source; pending migrations run before the application accepts requests. */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.database),
+        migrationsRun: true,
+        migrationsTransactionMode: 'each',
+        retryAttempts: 0,
+      }),
+    }),
+  ],
+  providers: [BootstrapSeeder],
+})
+export class DatabaseModule {}

@@ -1,0 +1,94 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ConnectionStatus {
+  @ApiProperty({ enum: ['mysql', 'sqlite'] })
+  connection: 'mysql' | 'sqlite';
+
+  @ApiProperty({ example: 'campaigns' })
+  database: string;
+
+  @ApiProperty({ example: 'connected' })
+  status: 'connected';
+}
+
+export class FieldDescriptor {
+  @ApiProperty({ example: 'email' })
+  name: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'E-mail' })
+  display_name: string | null;
+
+  @ApiProperty({ example: 'varchar(255)' })
+  db_type: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'email' })
+  app_type: string | null;
+
+  @ApiProperty()
+  nullable: boolean;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: '`NULL` for nullable columns without default; null for required columns without default.',
+  })
+  default: string | null;
+
+  @ApiProperty()
+  auto_incrementing: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  info: string | null;
+}
+
+export class TableEntry {
+  @ApiProperty({ example: 'users' })
+  table_name: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Users' })
+  table_display_name: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  info: string | null;
+
+  @ApiProperty({ type: [FieldDescriptor] })
+  fields: FieldDescriptor[];
+}
+
+class ConnectionFailureData {
+  @ApiProperty({ enum: ['mysql', 'sqlite'] })
+  connection: string;
+
+  @ApiProperty()
+  database: string;
+
+  @ApiProperty({ example: 'connect ECONNREFUSED 127.0.0.1:3306' })
+  error: string;
+}
+
+export class ConnectionFailureBody {
+  @ApiProperty({ example: 500 })
+  code: number;
+
+  @ApiProperty({ example: 'Database connection failed.' })
+  message: string;
+
+  @ApiProperty({ type: ConnectionFailureData })
+  data: ConnectionFailureData;
+}
+
+class SchemaFailureData {
+  @ApiProperty()
+  error: string;
+}
+
+export class SchemaFailureBody {
+  @ApiProperty({ example: 500 })
+  code: number;
+
+  @ApiProperty({ example: 'Failed to retrieve database schema.' })
+  message: string;
+
+  @ApiProperty({ type: SchemaFailureData })
+  data: SchemaFailureData;
+}

@@ -1,0 +1,23 @@
+import { Column, Entity } from 'typeorm';
+import { IdColumn, Timestamped } from '../../../common/database/columns.js';
+
+@Entity('column_metadata')
+export class ColumnMetadata extends Timestamped {
+  @IdColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 255 })
+  table_name: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  column_name: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  display_name: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  app_type: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  info: string | null;
+}

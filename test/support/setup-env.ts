@@ -1,0 +1,5 @@
+// Quiet logs and a fixed signing key for every e2e test process.
+process.env.LOG_LEVEL ??= 'silent';
+process.env.JWT_SECRET ??= 'e2e-test-signing-key-0123456789abcdef';
+process.env.ADMIN_EMAIL ??= 'admin@example.com';
+process.env.ADMIN_PASSWORD ??= 'admin-password-123';

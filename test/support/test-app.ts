@@ -1,0 +1,47 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+import { createApp } from '../../src/app.factory.js';
+import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
+import { freshDatabaseUrl } from './test-database.js';
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  http: TestAgent;
+  close: () => Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string | undefined>;
+  config?: Partial<AppConfig>;
+  /** Reuse the database of another test app (two instances over one database). */
+  sharedWith?: TestApp;
+  database?: 'suite' | 'mysql';
+}
+
+/** Boots the real application (same modules, pipeline and migrations as production) on a fresh database. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.sharedWith
+    ? { env: {}, drop: async () => undefined }
+    : await freshDatabaseUrl(options.database ?? 'suite');
+  const base = options.sharedWith
+    ? options.sharedWith.config
+    : loadConfig({ ...process.env, ...db.env, ...options.env });
+  const config: AppConfig = {
+    ...base,
+    ...(options.sharedWith ? loadConfig({ ...process.env, ...options.env, DATA_DIR: base.dataDir }) : {}),
+    database: base.database,
+    ...options.config,
+  };
+  const app = await createApp(config);
+  return {
+    app,
+    config,
+    http: request(app.getHttpServer()),
+    close: async () => {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
