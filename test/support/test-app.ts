@@ -22,18 +22,17 @@ export interface TestAppOptions {
 
 /** Boots the real application (same modules, pipeline and migrations as production) on a fresh database. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const db = options.sharedWith
-    ? { env: {}, drop: async () => undefined }
+  const shared = options.sharedWith?.config;
+  const db = shared
+    ? {
+        env: {
+          DATABASE_URL: shared.database.kind === 'mysql' ? shared.database.url : undefined,
+          DATA_DIR: shared.dataDir,
+        },
+        drop: async () => undefined,
+      }
     : await freshDatabaseUrl(options.database ?? 'suite');
-  const base = options.sharedWith
-    ? options.sharedWith.config
-    : loadConfig({ ...process.env, ...db.env, ...options.env });
-  const config: AppConfig = {
-    ...base,
-    ...(options.sharedWith ? loadConfig({ ...process.env, ...options.env, DATA_DIR: base.dataDir }) : {}),
-    database: base.database,
-    ...options.config,
-  };
+  const config: AppConfig = { ...loadConfig({ ...process.env, ...db.env, ...options.env }), ...options.config };
   const app = await createApp(config);
   return {
     app,

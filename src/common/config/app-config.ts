@@ -22,6 +22,8 @@ export interface AppConfig {
   adminEmail: string;
   adminPassword?: string;
   rateLimitPerMinute: number;
+  /** Login, forgot-password and reset-password attempts per minute per (IP, e-mail). */
+  authAttemptsPerMinute: number;
   redisUrl?: string;
   /** Prefix of the rate-limit keys in Redis. */
   rateLimitKeyPrefix: string;
@@ -121,6 +123,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminEmail: email(env, 'ADMIN_EMAIL', 'admin@example.com'),
     adminPassword: env.ADMIN_PASSWORD || undefined,
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 60),
+    authAttemptsPerMinute: positiveInt(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 5),
     redisUrl: redis?.toString(),
     rateLimitKeyPrefix: 'campaign-service:throttle:',
     mailUrl: mail?.toString(),

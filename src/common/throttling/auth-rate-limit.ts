@@ -4,7 +4,6 @@ const AUTH_RATE_LIMITED = 'auth_rate_limited';
 
 /** The stricter limiter of §9 for login and password reset: 5 per minute per (IP, e-mail). */
 export const AUTH_THROTTLER = 'auth';
-export const AUTH_ATTEMPTS_PER_MINUTE = 5;
 
 export const AuthRateLimited = () => SetMetadata(AUTH_RATE_LIMITED, true);
 

@@ -1,7 +1,7 @@
 import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { InjectThrottlerOptions, ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { AUTH_ATTEMPTS_PER_MINUTE, AUTH_THROTTLER, authAttemptTracker, isAuthRateLimited } from './auth-rate-limit.js';
+import { AUTH_THROTTLER, authAttemptTracker, isAuthRateLimited } from './auth-rate-limit.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -17,7 +17,7 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
           {
             name: AUTH_THROTTLER,
             ttl: RATE_LIMIT_WINDOW_MS,
-            limit: AUTH_ATTEMPTS_PER_MINUTE,
+            limit: config.authAttemptsPerMinute,
             getTracker: authAttemptTracker,
             skipIf: (context) => !isAuthRateLimited(context),
           },

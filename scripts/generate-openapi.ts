@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApp } from '../src/app.factory.js';
+import { loadConfig } from '../src/common/config/app-config.js';
+import { buildOpenApiDocument } from '../src/common/openapi/openapi.js';
+
+/** Boots the app on a throw-away SQLite file, without listening, and writes the sorted document. */
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'openapi-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: 'openapi-generation-only-key',
+    ADMIN_PASSWORD: 'not-used-here',
+  });
+  const app = await createApp(config);
+  try {
+    const target = resolve(process.argv[2] ?? 'openapi.json');
+    writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
+    console.log(`wrote ${target}`);
+  } finally {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+void main();

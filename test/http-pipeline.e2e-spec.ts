@@ -1,0 +1,116 @@
+import { login } from './support/auth.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+const expectErrorHeaders = (res: { headers: Record<string, string> }) => {
+  expect(res.headers['cache-control']).toBe('no-cache, private');
+  expect(res.headers['access-control-allow-origin']).toBe('*');
+  expect(res.headers['content-type']).toMatch(/application\/json/);
+  expect(res.headers['x-request-id']).toEqual(expect.any(String));
+};
+
+describe('HTTP pipeline', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { rateLimitPerMinute: 10_000, authAttemptsPerMinute: 10_000 } });
+  });
+  afterAll(() => t.close());
+
+  it('answers 404 with a message for an unknown route', async () => {
+    const res = await t.http.get('/api/no-such-route').expect(404);
+    expect(res.body).toEqual({ message: 'The route /api/no-such-route could not be found.' });
+    expectErrorHeaders(res);
+  });
+
+  it('answers 400 for malformed JSON, with the rate-limit headers of a known route', async () => {
+    const res = await t.http.post('/api/login').set('Content-Type', 'application/json').send('{"email": ').expect(400);
+    expect(res.body).toEqual({ message: 'The request body is not valid JSON.' });
+    expectErrorHeaders(res);
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+  });
+
+  it('answers 400 when the JSON body is not an object', async () => {
+    const res = await t.http.post('/api/login').set('Content-Type', 'application/json').send('[1,2]').expect(400);
+    expect(res.body).toEqual({ message: 'The request body must be a JSON object.' });
+  });
+
+  it('answers 413 for a body over 1 MiB', async () => {
+    const big = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024), device_name: 'd' });
+    const res = await t.http.post('/api/login').set('Content-Type', 'application/json').send(big).expect(413);
+    expect(res.body).toEqual({ message: 'The request body is larger than 1 MiB.' });
+    expectErrorHeaders(res);
+  });
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const res = await t.http.post('/api/login').set('Content-Type', 'text/plain').send('email=a').expect(415);
+    expect(res.body).toEqual({ message: 'Unsupported Media Type: send the body as application/json.' });
+    expectErrorHeaders(res);
+    const form = await t.http.post('/api/login').type('form').send({ email: 'a@example.com' }).expect(415);
+    expect(form.body.message).toMatch(/application\/json/);
+  });
+
+  it('answers 401 with the exact body on a protected route without a valid token', async () => {
+    for (const authorization of [undefined, 'Bearer not-a-jwt', 'Basic abc']) {
+      const req = t.http.get('/api/user');
+      if (authorization) req.set('Authorization', authorization);
+      const res = await req.expect(401);
+      expect(res.body).toEqual({ message: 'Unauthenticated.' });
+      expectErrorHeaders(res);
+      expect(res.headers['x-ratelimit-remaining']).toBeDefined();
+    }
+  });
+
+  it('answers 422 in the conventions shape, first message plus the count of the others', async () => {
+    const res = await t.http.post('/api/login').send({}).expect(422);
+    expect(res.body).toEqual({
+      message: 'The email field is required. (and 2 more errors)',
+      errors: {
+        email: ['The email field is required.'],
+        password: ['The password field is required.'],
+        device_name: ['The device name field is required.'],
+      },
+    });
+    expectErrorHeaders(res);
+    const one = await t.http.post('/api/login').send({ email: 'not-an-email', password: 'x', device_name: 'd' });
+    expect(one.status).toBe(422);
+    expect(one.body).toEqual({
+      message: 'The email field must be a valid email address.',
+      errors: { email: ['The email field must be a valid email address.'] },
+    });
+  });
+
+  it('wraps success answers in the envelope', async () => {
+    const token = await login(t);
+    const res = await t.http.get('/api/user').set('Authorization', token).expect(200);
+    expect(res.body).toEqual({
+      code: 200,
+      message: expect.any(String),
+      data: expect.objectContaining({ email: 'admin@example.com' }),
+    });
+    expect(res.headers['cache-control']).toBeUndefined();
+  });
+
+  it('echoes a well-formed x-request-id and generates one otherwise', async () => {
+    const echoed = await t.http.get('/api/db-test').set('x-request-id', 'client-id-123');
+    expect(echoed.headers['x-request-id']).toBe('client-id-123');
+    const generated = await t.http.get('/api/db-test').set('x-request-id', 'bad id with spaces');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers CORS preflight requests', async () => {
+    const res = await t.http
+      .options('/api/login')
+      .set('Origin', 'https://client.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type,authorization');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-methods']).toMatch(/POST/);
+  });
+
+  it('serves the OpenAPI document and the interactive docs without a token', async () => {
+    const json = await t.http.get('/api/docs-json').expect(200);
+    expect(json.body.openapi).toMatch(/^3\./);
+    const html = await t.http.get('/api/docs').expect(200);
+    expect(html.text).toMatch(/swagger/i);
+  });
+});
