@@ -4,7 +4,10 @@ import { ConfigError, loadConfig, type AppConfig } from './common/config/app-con
 import { gracefulShutdown } from './common/lifecycle/graceful-shutdown.js';
 
 /** A bad setting stops the process with one line naming the variable, and exit code 1. */
-export function loadConfigOrExit(env = process.env, exit: (code: number) => never = process.exit): AppConfig {
+export function loadConfigOrExit(
+  env?: Record<string, string | undefined>,
+  exit: (code: number) => never = process.exit,
+): AppConfig {
   try {
     return loadConfig(env);
   } catch (error) {
