@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { login } from './support/auth.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -71,11 +70,7 @@ describe('rate limiting', () => {
     let a: TestApp;
     let b: TestApp;
     beforeAll(async () => {
-      const shared = {
-        redisUrl: REDIS_URL,
-        rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}:`,
-        rateLimitPerMinute: 4,
-      };
+      const shared = { redisUrl: REDIS_URL, rateLimitPerMinute: 4 };
       a = await createTestApp({ config: shared });
       b = await createTestApp({ sharedWith: a, config: shared });
     });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
@@ -32,7 +33,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         drop: async () => undefined,
       }
     : await freshDatabaseUrl(options.database ?? 'suite');
-  const config: AppConfig = { ...loadConfig({ ...process.env, ...db.env, ...options.env }), ...options.config };
+  const config: AppConfig = {
+    ...loadConfig({ ...process.env, ...db.env, ...options.env }),
+    // Rate-limit counters of one app (and of the apps sharing its database) are its own, also in Redis.
+    rateLimitKeyPrefix: shared?.rateLimitKeyPrefix ?? `test:${randomBytes(6).toString('hex')}:`,
+    ...options.config,
+  };
   const app = await createApp(config);
   return {
     app,

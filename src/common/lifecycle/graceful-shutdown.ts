@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -10,7 +11,8 @@ export interface ShutdownOptions {
 /**
  * SIGTERM/SIGINT handling (API-CONVENTIONS §1): stop accepting connections, let in-flight
  * requests finish, close the database pool, exit 0, and never take longer than the deadline.
- * (Nest's own shutdown hooks re-raise the signal, which would end the process with 143, not 0.)
+ * Nest's own shutdown hooks close the database before the HTTP server (in-flight requests would
+ * fail) and re-raise the signal (exit code 143), hence this.
  */
 export function gracefulShutdown(app: INestApplication, options: ShutdownOptions = {}) {
   const exit = options.exit ?? ((code: number) => process.exit(code));
@@ -20,6 +22,8 @@ export function gracefulShutdown(app: INestApplication, options: ShutdownOptions
       const deadline = setTimeout(() => exit(0), options.deadlineMs ?? SHUTDOWN_DEADLINE_MS);
       deadline.unref();
       try {
+        await stopAccepting(app.getHttpServer() as Server);
+        // Only now close the rest (database pool, Redis): no request is left that needs them.
         await app.close();
       } catch (error) {
         console.error(
@@ -32,4 +36,17 @@ export function gracefulShutdown(app: INestApplication, options: ShutdownOptions
     })();
     return stopping;
   };
+}
+
+/** Stops listening and resolves once every in-flight request has been answered. */
+function stopAccepting(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    // Keep-alive connections that finish their request after close() would otherwise linger idle.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+  });
 }
