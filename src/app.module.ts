@@ -4,13 +4,14 @@ import type { AppConfig } from './common/config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DiagnosticsModule } from './modules/diagnostics/diagnostics.module.js';
+import { MailModule } from './modules/mail/mail.module.js';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [CommonModule.forRoot(config), DatabaseModule, AuthModule, DiagnosticsModule],
+      imports: [CommonModule.forRoot(config), DatabaseModule, AuthModule, DiagnosticsModule, MailModule],
     };
   }
 }

@@ -1,0 +1,36 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
+import { ResponseMessage } from '../../common/http/envelope.interceptor.js';
+import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
+import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
+import { SendEmailDto } from './dto/send-email.dto.js';
+import { SendEmailResponse } from './dto/send-email.response.js';
+import { MailService } from './mail.service.js';
+
+@ApiTags('Mail')
+@Controller()
+export class MailController {
+  constructor(private readonly mail: MailService) {}
+
+  @Post('send-email')
+  @RequirePermission('mail.send')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Send an e-mail',
+    description:
+      'Sends `content` as HTML with a plain-text version derived from it. Attachment paths are relative to ' +
+      '`STORAGE_DIR/app/`; a path that leaves it or names no file is a 422 on `attachments.N.path`. ' +
+      'Answers once the transport (SMTP, or `.eml` files when `MAIL_URL` is unset) accepted the message.',
+  })
+  @ResponseMessage('Email sent successfully.')
+  @ApiEnvelope(SendEmailResponse)
+  @ApiResponse({
+    status: 502,
+    description: 'The mail transport refused the message or was unreachable',
+    type: ErrorBodyDto,
+  })
+  sendEmail(@Body() dto: SendEmailDto): Promise<SendEmailResponse> {
+    return this.mail.sendEmail(dto);
+  }
+}
