@@ -2,9 +2,19 @@ import { Permission } from '../modules/admin/entities/permission.entity.js';
 import { Role } from '../modules/admin/entities/role.entity.js';
 import { Tenant } from '../modules/admin/entities/tenant.entity.js';
 import { User } from '../modules/admin/entities/user.entity.js';
+import { PasswordResetToken } from '../modules/auth/entities/password-reset-token.entity.js';
 import { PersonalAccessToken } from '../modules/auth/entities/personal-access-token.entity.js';
 import { ColumnMetadata } from '../modules/diagnostics/entities/column-metadata.entity.js';
 import { TableMetadata } from '../modules/diagnostics/entities/table-metadata.entity.js';
 
 /** Every entity of the application, listed once for the data source. */
-export const ENTITIES = [TableMetadata, ColumnMetadata, Tenant, User, Role, Permission, PersonalAccessToken];
+export const ENTITIES = [
+  TableMetadata,
+  ColumnMetadata,
+  Tenant,
+  User,
+  Role,
+  Permission,
+  PersonalAccessToken,
+  PasswordResetToken,
+];

@@ -1,20 +1,26 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../../common/auth/auth-user.js';
 import { AuthRateLimited } from '../../common/throttling/auth-rate-limit.js';
 import { CurrentUser } from '../../common/auth/current-user.decorator.js';
 import { Public } from '../../common/auth/public.decorator.js';
 import { ResponseMessage } from '../../common/http/envelope.interceptor.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
+import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
 import { CurrentUserResponse } from '../admin/dto/user.response.js';
 import { AuthService } from './auth.service.js';
 import { LoginDto } from './dto/login.dto.js';
 import { LoginResponse } from './dto/login.response.js';
+import { ForgotPasswordDto, ResetPasswordDto } from './dto/password-reset.dto.js';
+import { PasswordResetService } from './password-reset.service.js';
 
 @ApiTags('Session')
 @Controller()
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly passwordReset: PasswordResetService,
+  ) {}
 
   @Post('login')
   @Public()
@@ -42,5 +48,44 @@ export class AuthController {
   @ApiEnvelope(CurrentUserResponse)
   currentUser(@CurrentUser() user: AuthUser): Promise<CurrentUserResponse> {
     return this.auth.currentUser(user);
+  }
+
+  @Post('forgot-password')
+  @Public()
+  @AuthRateLimited()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Mail a password-reset link to an existing user',
+    description:
+      'Mails `APP_URL/reset-password?token=<token>&email=<email>`. The token is single-use and valid 60 minutes; ' +
+      'a new request replaces the previous link. An unknown e-mail is a 422 on `email`.',
+  })
+  @ResponseMessage('We have emailed your password reset link.')
+  @ApiEnvelope(null)
+  @ApiResponse({
+    status: 502,
+    description: 'The mail transport refused the message or was unreachable',
+    type: ErrorBodyDto,
+  })
+  async forgotPassword(@Body() dto: ForgotPasswordDto): Promise<null> {
+    await this.passwordReset.forgotPassword(dto);
+    return null;
+  }
+
+  @Post('reset-password')
+  @Public()
+  @AuthRateLimited()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Set a new password with the token of a reset e-mail',
+    description:
+      'Signs the user out everywhere: every token of the user is revoked. ' +
+      'A bad, used or expired token is a 422 on `email`.',
+  })
+  @ResponseMessage('Your password has been reset.')
+  @ApiEnvelope(null)
+  async resetPassword(@Body() dto: ResetPasswordDto): Promise<null> {
+    await this.passwordReset.resetPassword(dto);
+    return null;
   }
 }
