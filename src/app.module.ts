@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { CommonModule } from './common/common.module.js';
 import type { AppConfig } from './common/config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
+import { AdminModule } from './modules/admin/admin.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DiagnosticsModule } from './modules/diagnostics/diagnostics.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
@@ -11,7 +12,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [CommonModule.forRoot(config), DatabaseModule, AuthModule, DiagnosticsModule, MailModule],
+      imports: [CommonModule.forRoot(config), DatabaseModule, AuthModule, AdminModule, DiagnosticsModule, MailModule],
     };
   }
 }

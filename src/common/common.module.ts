@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
+import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
 import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
 import { PasswordHasher } from './auth/password-hasher.js';
@@ -11,12 +13,15 @@ import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { AllExceptionsFilter } from './http/exception.filter.js';
 import { createValidationPipe } from './http/validation.js';
 import { loggerOptions } from './logging/logger-options.js';
+import { RequestContext } from './tenancy/request-context.js';
+import { TenantInterceptor } from './tenancy/tenant.interceptor.js';
 import { ApiThrottlerGuard } from './throttling/api-throttler.guard.js';
 import { ThrottlingModule } from './throttling/throttling.module.js';
 
 /**
  * The request pipeline, registered once: rate limit → authentication → permission → body errors
- * (guards run in this order) → validation pipe → controller → envelope; any throw → one filter.
+ * (guards run in this order) → tenant context → validation pipe → controller → envelope;
+ * any throw → one filter.
  */
 @Global()
 @Module({})
@@ -33,6 +38,10 @@ export class CommonModule {
           verifyOptions: { algorithms: ['HS256'] },
         }),
         ThrottlingModule,
+        ClsModule.forRoot({
+          global: true,
+          middleware: { mount: true, generateId: true, idGenerator: () => randomUUID() },
+        }),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
@@ -41,11 +50,13 @@ export class CommonModule {
         { provide: APP_GUARD, useClass: PermissionGuard },
         { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: TenantInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         PasswordHasher,
+        RequestContext,
       ],
-      exports: [APP_CONFIG, PasswordHasher],
+      exports: [APP_CONFIG, PasswordHasher, RequestContext],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ActivityLogSubscriber } from '../common/activity/activity-log.subscriber.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { BootstrapSeeder } from './seeds/bootstrap.seeder.js';
@@ -17,6 +18,6 @@ import { BootstrapSeeder } from './seeds/bootstrap.seeder.js';
       }),
     }),
   ],
-  providers: [BootstrapSeeder],
+  providers: [BootstrapSeeder, ActivityLogSubscriber],
 })
 export class DatabaseModule {}

@@ -1,3 +1,4 @@
+import { ActivityLog } from '../modules/admin/entities/activity-log.entity.js';
 import { Permission } from '../modules/admin/entities/permission.entity.js';
 import { Role } from '../modules/admin/entities/role.entity.js';
 import { Tenant } from '../modules/admin/entities/tenant.entity.js';
@@ -17,4 +18,5 @@ export const ENTITIES = [
   Permission,
   PersonalAccessToken,
   PasswordResetToken,
+  ActivityLog,
 ];

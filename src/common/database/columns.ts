@@ -20,13 +20,18 @@ export abstract class Timestamped {
 
   @BeforeInsert()
   protected stampCreated(): void {
-    const now = new Date();
+    const now = wholeSecondNow();
     this.created_at ??= now;
     this.updated_at ??= now;
   }
 
   @BeforeUpdate()
   protected stampUpdated(): void {
-    this.updated_at = new Date();
+    this.updated_at = wholeSecondNow();
   }
+}
+
+/** MySQL `timestamp` keeps whole seconds; answering what the database will return keeps reads and writes equal. */
+function wholeSecondNow(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000);
 }

@@ -32,3 +32,41 @@ export function scrubSecret(text: string, secret?: string): string {
   if (!secret) return text;
   return text.split(secret).join('********').split(encodeURIComponent(secret)).join('********');
 }
+
+interface DriverError {
+  code?: string;
+  errno?: number;
+  message?: string;
+  sqlMessage?: string;
+}
+
+function driverErrorOf(error: unknown): DriverError | undefined {
+  if (!error || typeof error !== 'object') return undefined;
+  const e = error as { driverError?: DriverError } & DriverError;
+  return e.driverError ?? e;
+}
+
+/** The column a unique-constraint violation is about (`users_email_unique` / `users.email` → `email`), if any. */
+export function uniqueViolationField(error: unknown): string | null | undefined {
+  const e = driverErrorOf(error);
+  if (!e) return undefined;
+  const text = e.sqlMessage ?? e.message ?? '';
+  if (e.code === 'ER_DUP_ENTRY') {
+    const key = /for key '(?:[^'.]+\.)?([^']+)'/.exec(text)?.[1];
+    return key ? (/^[a-z]+_(.+)_unique$/.exec(key)?.[1] ?? null) : null;
+  }
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return /UNIQUE constraint failed: [^.]+\.([\w]+)/.exec(text)?.[1] ?? null;
+  }
+  return undefined;
+}
+
+/** A delete refused by a foreign key: other rows still reference the record. */
+export function isReferencedRowViolation(error: unknown): boolean {
+  const e = driverErrorOf(error);
+  return (
+    e?.code === 'ER_ROW_IS_REFERENCED_2' ||
+    e?.code === 'ER_ROW_IS_REFERENCED' ||
+    (e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' && /DELETE/i.test(String((error as { query?: string }).query ?? '')))
+  );
+}

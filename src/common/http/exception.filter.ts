@@ -1,8 +1,8 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { isDatabaseUnavailable } from '../database/database-errors.js';
-import { ApiException } from './api-exception.js';
+import { isDatabaseUnavailable, isReferencedRowViolation, uniqueViolationField } from '../database/database-errors.js';
+import { ApiException, ValidationFailed } from './api-exception.js';
 
 interface ErrorAnswer {
   status: number;
@@ -52,6 +52,18 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       return this.fromHttpException(exception, request);
+    }
+    const duplicateField = uniqueViolationField(exception);
+    if (duplicateField !== undefined) {
+      // A race lost to a unique index: the same answer as the service's own uniqueness check.
+      const field = duplicateField ?? 'id';
+      return {
+        status: 422,
+        body: new ValidationFailed({ [field]: [`The ${field.replace(/_/g, ' ')} has already been taken.`] }).body,
+      };
+    }
+    if (isReferencedRowViolation(exception)) {
+      return { status: 409, body: { message: 'The record cannot be deleted because other records depend on it.' } };
     }
     if (isDatabaseUnavailable(exception)) {
       return {

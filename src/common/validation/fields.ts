@@ -97,8 +97,24 @@ export interface StringFieldOptions extends FieldOptions {
   in?: readonly string[];
 }
 
+/** A required text field is not satisfied by an empty or blank string. */
+const notBlank = (options: FieldOptions): PropertyDecorator[] =>
+  (options.required ?? true)
+    ? [
+        registerRule(
+          'notBlank',
+          (value) => typeof value !== 'string' || value.trim() !== '',
+          (f) => `The ${f} field is required.`,
+        ),
+      ]
+    : [];
+
 export function StringField(options: StringFieldOptions = {}) {
-  const rules: PropertyDecorator[] = [...presence(options), IsString(msg((f) => `The ${f} field must be a string.`))];
+  const rules: PropertyDecorator[] = [
+    ...presence(options),
+    IsString(msg((f) => `The ${f} field must be a string.`)),
+    ...notBlank(options),
+  ];
   if (options.min !== undefined)
     rules.push(
       MinLength(
@@ -151,6 +167,7 @@ export function JsonStringField(options: FieldOptions = {}) {
   return applyDecorators(
     ...presence(options),
     IsString(msg((f) => `The ${f} field must be a string.`)),
+    ...notBlank(options),
     registerRule(
       'isJsonText',
       (value) => typeof value === 'string' && isJsonText(value),

@@ -1,17 +1,12 @@
 import { Column, Entity } from 'typeorm';
-import { ForeignIdColumn, IdColumn, Timestamped, TimestampColumn } from '../../../common/database/columns.js';
+import { TimestampColumn } from '../../../common/database/columns.js';
+import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
 
 /** `model_type` of users in the polymorphic role, permission, token and activity tables. */
 export const USER_MODEL_TYPE = 'user';
 
 @Entity('users')
-export class User extends Timestamped {
-  @IdColumn()
-  id: number;
-
-  @ForeignIdColumn()
-  tenant_id: number;
-
+export class User extends TenantOwnedEntity {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 

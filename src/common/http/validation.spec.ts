@@ -1,0 +1,31 @@
+import type { ValidationError } from '@nestjs/common';
+import { ValidationFailed } from './api-exception.js';
+import { flattenValidationErrors } from './validation.js';
+
+describe('validation errors', () => {
+  it('flattens nested errors to dotted keys', () => {
+    const errors: ValidationError[] = [
+      { property: 'name', constraints: { isDefined: 'The name field is required.' }, children: [] },
+      {
+        property: 'rules',
+        children: [
+          {
+            property: '0',
+            children: [{ property: 'rule_value', constraints: { maxLength: 'too long' }, children: [] }],
+          },
+        ],
+      },
+    ];
+    expect(flattenValidationErrors(errors)).toEqual({
+      name: ['The name field is required.'],
+      'rules.0.rule_value': ['too long'],
+    });
+  });
+
+  it('summarises as the first message plus the count of the others', () => {
+    expect(ValidationFailed.summary({})).toBe('The given data was invalid.');
+    expect(ValidationFailed.summary({ a: ['one'] })).toBe('one');
+    expect(ValidationFailed.summary({ a: ['one'], b: ['two'] })).toBe('one (and 1 more error)');
+    expect(ValidationFailed.summary({ a: ['one', 'two'], b: ['three'] })).toBe('one (and 2 more errors)');
+  });
+});

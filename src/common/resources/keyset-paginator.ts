@@ -1,0 +1,88 @@
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { ValidationFailed } from '../http/api-exception.js';
+import { Page, type PageMeta } from '../http/page.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { DEFAULT_PAGE_SIZE, type ListQueryDto } from './list-query.dto.js';
+
+export type SortValueType = 'number' | 'string' | 'date';
+
+/** Sort fields a list accepts: the public name → its column and value type. `id` is always allowed. */
+export type SortFields = Record<string, SortValueType>;
+
+export interface ResolvedSort {
+  key: string;
+  field: string;
+  type: SortValueType;
+  direction: 'ASC' | 'DESC';
+}
+
+export function resolveSort(sort: string | undefined, fields: SortFields): ResolvedSort {
+  const key = sort ?? '-id';
+  const descending = key.startsWith('-');
+  const field = descending ? key.slice(1) : key;
+  const type = field === 'id' ? 'number' : fields[field];
+  if (!type) {
+    const allowed = ['id', ...Object.keys(fields)].join(', ');
+    throw ValidationFailed.field(
+      'sort',
+      `The selected sort is invalid. Sort by one of: ${allowed} (prefix - for descending).`,
+    );
+  }
+  return { key, field, type, direction: descending ? 'DESC' : 'ASC' };
+}
+
+/**
+ * Keyset pagination: the page after a cursor is found by comparing (sort value, id) with the
+ * cursor's, so every page costs an index range read, never an OFFSET scan. The query's
+ * where-clauses (tenant, parent, filters) must already be on the builder.
+ */
+export async function paginate<E extends ObjectLiteral, R>(
+  qb: SelectQueryBuilder<E>,
+  query: ListQueryDto,
+  fields: SortFields,
+  toResponses: (rows: E[]) => R[] | Promise<R[]>,
+): Promise<Page<R>> {
+  const sort = resolveSort(query.sort, fields);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const alias = qb.alias;
+  const total = query.with_total ? await qb.clone().getCount() : undefined;
+
+  if (query.cursor) {
+    const position = decodeCursor(query.cursor, sort.key);
+    const op = sort.direction === 'ASC' ? '>' : '<';
+    if (sort.field === 'id') {
+      qb.andWhere(`${alias}.id ${op} :cursorId`, { cursorId: position.id });
+    } else {
+      const value =
+        sort.type === 'date' && typeof position.value === 'string' ? new Date(position.value) : position.value;
+      qb.andWhere(
+        `(${alias}.${sort.field} ${op} :cursorValue OR (${alias}.${sort.field} = :cursorValue AND ${alias}.id ${op} :cursorId))`,
+        { cursorValue: value, cursorId: position.id },
+      );
+    }
+  }
+  if (sort.field !== 'id')
+    qb.orderBy(`${alias}.${sort.field}`, sort.direction).addOrderBy(`${alias}.id`, sort.direction);
+  else qb.orderBy(`${alias}.id`, sort.direction);
+  const rows = await qb.limit(limit + 1).getMany();
+
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  const meta: PageMeta = {
+    limit,
+    next_cursor:
+      hasMore && last ? encodeCursor({ sort: sort.key, value: sortValue(last, sort), id: Number(last.id) }) : null,
+    has_more: hasMore,
+  };
+  if (total !== undefined) meta.total = total;
+  return new Page(await toResponses(pageRows), meta);
+}
+
+function sortValue(row: ObjectLiteral, sort: ResolvedSort): string | number | null {
+  if (sort.field === 'id') return null;
+  const value: unknown = row[sort.field];
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  return null;
+}

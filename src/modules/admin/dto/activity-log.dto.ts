@@ -1,0 +1,57 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { toIso } from '../../../common/http/serialize.js';
+import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
+import { IdField, StringField } from '../../../common/validation/fields.js';
+import type { ActivityLog } from '../entities/activity-log.entity.js';
+
+export const ACTIVITY_EVENTS = ['created', 'updated', 'deleted'] as const;
+
+export class ActivityLogQueryDto extends ListQueryDto {
+  @StringField({ required: false, max: 255, example: 'User', description: 'Entity name, e.g. User, Tenant, Campaign' })
+  subject_type?: string;
+
+  @IdField({ required: false })
+  subject_id?: number;
+
+  @IdField({ required: false })
+  causer_id?: number;
+
+  @StringField({ required: false, in: ACTIVITY_EVENTS })
+  event?: string;
+}
+
+class ActivityProperties {
+  @ApiProperty({ type: 'object', additionalProperties: true }) attributes: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true }) old: Record<string, unknown> | null;
+}
+
+export class ActivityLogResponse {
+  @ApiProperty() id: number;
+  @ApiProperty({ type: String, nullable: true, example: 'default' }) log_name: string | null;
+  @ApiProperty({ example: 'updated' }) description: string;
+  @ApiProperty({ type: String, nullable: true, example: 'User' }) subject_type: string | null;
+  @ApiProperty({ type: Number, nullable: true }) subject_id: number | null;
+  @ApiProperty({ type: String, nullable: true, enum: ACTIVITY_EVENTS }) event: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'user' }) causer_type: string | null;
+  @ApiProperty({ type: Number, nullable: true }) causer_id: number | null;
+  @ApiProperty({ type: ActivityProperties }) properties: ActivityProperties;
+  @ApiProperty({ type: String, nullable: true, format: 'uuid' }) batch_uuid: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
+}
+
+export function toActivityLogResponse(entry: ActivityLog): ActivityLogResponse {
+  const properties = entry.properties ? (JSON.parse(entry.properties) as Partial<ActivityProperties>) : {};
+  return {
+    id: Number(entry.id),
+    log_name: entry.log_name,
+    description: entry.description,
+    subject_type: entry.subject_type,
+    subject_id: entry.subject_id === null ? null : Number(entry.subject_id),
+    event: entry.event,
+    causer_type: entry.causer_type,
+    causer_id: entry.causer_id === null ? null : Number(entry.causer_id),
+    properties: { attributes: properties.attributes ?? {}, old: properties.old ?? null },
+    batch_uuid: entry.batch_uuid,
+    created_at: toIso(entry.created_at),
+  };
+}

@@ -1,0 +1,29 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
+import type { Page } from '../../common/http/page.js';
+import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
+import { NamedListQueryDto, PermissionResponse, RoleResponse } from './dto/role.response.js';
+import { RolesService } from './roles.service.js';
+
+@ApiTags('Admin: roles and permissions')
+@Controller('admin')
+export class RolesController {
+  constructor(private readonly roles: RolesService) {}
+
+  @Get('roles')
+  @RequirePermission('roles.view')
+  @ApiOperation({ summary: 'List roles with their permissions' })
+  @ApiEnvelope(RoleResponse, { list: 'page' })
+  listRoles(@Query() query: NamedListQueryDto): Promise<Page<RoleResponse>> {
+    return this.roles.listRoles(query);
+  }
+
+  @Get('permissions')
+  @RequirePermission('roles.view')
+  @ApiOperation({ summary: 'List permissions' })
+  @ApiEnvelope(PermissionResponse, { list: 'page' })
+  listPermissions(@Query() query: NamedListQueryDto): Promise<Page<PermissionResponse>> {
+    return this.roles.listPermissions(query);
+  }
+}
