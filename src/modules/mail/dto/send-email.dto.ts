@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Matches } from 'class-validator';
 import { NestedArrayField, StringField } from '../../../common/validation/fields.js';
 
@@ -21,6 +22,7 @@ export class EmailAttachmentDto {
   })
   as?: string | null;
 
+  @ApiPropertyOptional({ pattern: MEDIA_TYPE.source })
   @Matches(MEDIA_TYPE, { message: 'The mime field must be a valid media type, such as application/pdf.' })
   @StringField({
     required: false,
