@@ -6,13 +6,24 @@ import { AdminModule } from './modules/admin/admin.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DiagnosticsModule } from './modules/diagnostics/diagnostics.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
+import { MarketingModule } from './modules/marketing/marketing.module.js';
+import { ValidationModule } from './modules/validation/validation.module.js';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [CommonModule.forRoot(config), DatabaseModule, AuthModule, AdminModule, DiagnosticsModule, MailModule],
+      imports: [
+        CommonModule.forRoot(config),
+        DatabaseModule,
+        AuthModule,
+        AdminModule,
+        DiagnosticsModule,
+        MailModule,
+        ValidationModule,
+        MarketingModule,
+      ],
     };
   }
 }

@@ -5,6 +5,11 @@ import { Tenant } from '../modules/admin/entities/tenant.entity.js';
 import { User } from '../modules/admin/entities/user.entity.js';
 import { PasswordResetToken } from '../modules/auth/entities/password-reset-token.entity.js';
 import { PersonalAccessToken } from '../modules/auth/entities/personal-access-token.entity.js';
+import { CampaignKpi, CustomerGoal, TreatmentGroup } from '../modules/marketing/entities/campaign-children.entity.js';
+import { CampaignGroup } from '../modules/marketing/entities/campaign-group.entity.js';
+import { Campaign } from '../modules/marketing/entities/campaign.entity.js';
+import { MarketingProgram } from '../modules/marketing/entities/marketing-program.entity.js';
+import { ValidationRule } from '../modules/validation/entities/validation-rule.entity.js';
 import { ColumnMetadata } from '../modules/diagnostics/entities/column-metadata.entity.js';
 import { TableMetadata } from '../modules/diagnostics/entities/table-metadata.entity.js';
 
@@ -19,4 +24,11 @@ export const ENTITIES = [
   PersonalAccessToken,
   PasswordResetToken,
   ActivityLog,
+  ValidationRule,
+  MarketingProgram,
+  CampaignGroup,
+  Campaign,
+  TreatmentGroup,
+  CampaignKpi,
+  CustomerGoal,
 ];

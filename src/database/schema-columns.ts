@@ -35,6 +35,11 @@ export function schemaColumns(queryRunner: QueryRunner) {
       length: mysql ? '1' : undefined,
       default: defaultValue ? '1' : '0',
     }),
+    /** Free text and JSON strings: mediumtext holds more than the 1 MiB a request body may carry. */
+    mediumText: (name: string, isNullable = false): TableColumnOptions =>
+      nullable({ name, type: mysql ? 'mediumtext' : 'text' }, isNullable),
+    datetime: (name: string, isNullable = false): TableColumnOptions =>
+      nullable({ name, type: 'datetime' }, isNullable),
     decimal: (name: string, precision: number, scale: number, isNullable = false): TableColumnOptions =>
       nullable({ name, type: 'decimal', precision, scale }, isNullable),
     timestamp: (name: string, isNullable = true): TableColumnOptions =>

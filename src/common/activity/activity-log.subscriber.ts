@@ -8,6 +8,7 @@ import type {
   InsertEvent,
   ObjectLiteral,
   RemoveEvent,
+  SoftRemoveEvent,
   UpdateEvent,
 } from 'typeorm';
 import { ActivityLog } from '../../modules/admin/entities/activity-log.entity.js';
@@ -64,7 +65,11 @@ export class ActivityLogSubscriber implements EntitySubscriberInterface<ObjectLi
     await this.write(event.manager, event.metadata, 'updated', subject, attributes, old);
   }
 
-  async beforeRemove(event: RemoveEvent<ObjectLiteral>): Promise<void> {
+  async beforeSoftRemove(event: SoftRemoveEvent<ObjectLiteral>): Promise<void> {
+    await this.beforeRemove(event);
+  }
+
+  async beforeRemove(event: RemoveEvent<ObjectLiteral> | SoftRemoveEvent<ObjectLiteral>): Promise<void> {
     if (!isLogged(event.metadata)) return;
     const subject = event.databaseEntity ?? event.entity;
     if (!subject) return;

@@ -35,3 +35,12 @@ export abstract class Timestamped {
 function wholeSecondNow(): Date {
   return new Date(Math.floor(Date.now() / 1000) * 1000);
 }
+
+/** DECIMAL(precision, scale); the record mapper returns it as a JSON number. */
+export const DecimalColumn = (precision: number, scale: number, options: ColumnOptions = {}) =>
+  Column({ type: 'decimal', precision, scale, ...options });
+
+/** Free text, and "JSON string" fields, which are stored and returned byte for byte. */
+export const TextColumn = (options: ColumnOptions = {}) => Column({ type: 'text', ...options });
+export const StringColumn = (length = 255, options: ColumnOptions = {}) =>
+  Column({ type: 'varchar', length, ...options });

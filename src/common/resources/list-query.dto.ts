@@ -23,3 +23,9 @@ export class ListQueryDto {
   @BooleanField({ required: false, description: 'Adds `meta.total`' })
   with_total?: boolean;
 }
+
+/** Lists whose only filter is `?q=`, a substring of the name. */
+export class NamedListQueryDto extends ListQueryDto {
+  @StringField({ required: false, max: 255, description: 'Substring of the name' })
+  q?: string;
+}

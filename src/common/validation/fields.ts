@@ -220,6 +220,13 @@ export interface NumberFieldOptions extends FieldOptions {
   min?: number;
   max?: number;
   integer?: boolean;
+  /** Decimal places the column keeps (DECIMAL scale); more is a 422 rather than silent rounding. */
+  scale?: number;
+}
+
+export function hasAtMostDecimals(value: number, scale: number): boolean {
+  const scaled = value * 10 ** scale;
+  return Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, Math.abs(scaled));
 }
 
 export function NumberField(options: NumberFieldOptions = {}) {
@@ -246,6 +253,16 @@ export function NumberField(options: NumberFieldOptions = {}) {
         msg((f, a) => `The ${f} field must not be greater than ${a.constraints[0]}.`),
       ),
     );
+  if (options.scale !== undefined) {
+    const scale = options.scale;
+    rules.push(
+      registerRule(
+        'decimalPlaces',
+        (value) => typeof value === 'number' && hasAtMostDecimals(value, scale),
+        (f) => `The ${f} field must have at most ${scale} decimal places.`,
+      ),
+    );
+  }
   return applyDecorators(
     Transform(({ value }) => toNumber(value)),
     ...rules,

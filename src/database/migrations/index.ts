@@ -1,4 +1,5 @@
 import { CreateFoundationTables1763800000000 } from './1763800000000-create-foundation-tables.js';
+import { CreateMarketingTables1763900000000 } from './1763900000000-create-marketing-tables.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
-export const MIGRATIONS = [CreateFoundationTables1763800000000];
+export const MIGRATIONS = [CreateFoundationTables1763800000000, CreateMarketingTables1763900000000];

@@ -3,7 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
-import { NamedListQueryDto, PermissionResponse, RoleResponse } from './dto/role.response.js';
+import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
+import { PermissionResponse, RoleResponse } from './dto/role.response.js';
 import { RolesService } from './roles.service.js';
 
 @ApiTags('Admin: roles and permissions')

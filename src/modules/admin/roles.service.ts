@@ -4,7 +4,8 @@ import { In, type DataSource } from 'typeorm';
 import type { Page } from '../../common/http/page.js';
 import { paginate } from '../../common/resources/keyset-paginator.js';
 import { whereContains } from '../../common/resources/search.js';
-import type { NamedListQueryDto, PermissionResponse, RoleResponse } from './dto/role.response.js';
+import type { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
+import type { PermissionResponse, RoleResponse } from './dto/role.response.js';
 import { Permission } from './entities/permission.entity.js';
 import { Role } from './entities/role.entity.js';
 

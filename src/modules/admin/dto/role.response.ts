@@ -1,6 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { StringField } from '../../../common/validation/fields.js';
 
 export class RoleResponse {
   @ApiProperty() id: number;
@@ -13,9 +11,4 @@ export class PermissionResponse {
   @ApiProperty() id: number;
   @ApiProperty({ example: 'marketing.view' }) name: string;
   @ApiProperty({ example: 'api' }) guard_name: string;
-}
-
-export class NamedListQueryDto extends ListQueryDto {
-  @StringField({ required: false, max: 255, description: 'Substring of the name' })
-  q?: string;
 }

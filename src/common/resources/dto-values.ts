@@ -1,0 +1,13 @@
+import { parseDateLike } from '../validation/fields.js';
+
+/** A validated date field as the Date to store. */
+export const dateValue = (value: string): Date => parseDateLike(value)!;
+
+/**
+ * An optional field of a body: the value sent (null included), else the record's current value
+ * on update, else the default on create. Nothing a client left out is lost.
+ */
+export function optional<V>(sent: V | undefined, current: V | undefined, fallback: V): V {
+  if (sent !== undefined) return sent;
+  return current !== undefined ? current : fallback;
+}

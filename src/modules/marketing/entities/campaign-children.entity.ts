@@ -1,0 +1,48 @@
+import { Entity } from 'typeorm';
+import { DecimalColumn, ForeignIdColumn, StringColumn, TextColumn } from '../../../common/database/columns.js';
+import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+
+/** Base of the records that live inside one campaign. */
+export abstract class CampaignChild extends TenantOwnedEntity {
+  @ForeignIdColumn()
+  campaign_id: number;
+
+  @StringColumn()
+  name: string;
+
+  @TextColumn({ nullable: true })
+  description: string | null;
+}
+
+@Entity('treatment_groups')
+export class TreatmentGroup extends CampaignChild {
+  @StringColumn()
+  type: string;
+
+  @DecimalColumn(5, 2)
+  allocation_percentage: string | number;
+}
+
+@Entity('campaign_kpis')
+export class CampaignKpi extends CampaignChild {
+  @StringColumn()
+  kpi_type: string;
+
+  @DecimalColumn(15, 2)
+  target_value: string | number;
+
+  @DecimalColumn(15, 2, { nullable: true })
+  actual_value: string | number | null;
+}
+
+@Entity('customer_goals')
+export class CustomerGoal extends CampaignChild {
+  @StringColumn()
+  goal_type: string;
+
+  @DecimalColumn(15, 2)
+  target_value: string | number;
+
+  @ForeignIdColumn({ nullable: true })
+  validation_rule_id: number | null;
+}

@@ -1,0 +1,9 @@
+import { Entity } from 'typeorm';
+import { ForeignIdColumn } from '../../../common/database/columns.js';
+import { PlanEntity } from './plan.entity.js';
+
+@Entity('campaign_groups')
+export class CampaignGroup extends PlanEntity {
+  @ForeignIdColumn()
+  marketing_program_id: number;
+}

@@ -1,0 +1,30 @@
+import { Column } from 'typeorm';
+import { DecimalColumn, StringColumn, TextColumn } from '../../../common/database/columns.js';
+import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+
+export const PLAN_STATUSES = ['draft', 'active', 'inactive'] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+
+/** The fields marketing programs, campaign groups and campaigns share. */
+export abstract class PlanEntity extends TenantOwnedEntity {
+  @StringColumn()
+  name: string;
+
+  @TextColumn({ nullable: true })
+  description: string | null;
+
+  @StringColumn(16)
+  status: PlanStatus;
+
+  @Column({ type: 'datetime' })
+  start_date: Date;
+
+  @Column({ type: 'datetime' })
+  end_date: Date;
+
+  @DecimalColumn(15, 2)
+  budget: string | number;
+
+  @StringColumn()
+  goal: string;
+}

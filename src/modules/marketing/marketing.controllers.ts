@@ -1,0 +1,162 @@
+import { createResourceController } from '../../common/resources/resource.controller.js';
+import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
+import { resourceServiceToken } from '../../common/resources/resource.providers.js';
+import { CampaignKpiDto, CustomerGoalDto, TreatmentGroupDto } from './dto/campaign-children.dto.js';
+import {
+  CampaignGroupResponse,
+  CampaignKpiResponse,
+  CampaignResponse,
+  CustomerGoalResponse,
+  MarketingProgramResponse,
+  TreatmentGroupResponse,
+} from './dto/marketing.responses.js';
+import { CampaignDto, PlanDto, PlanListQueryDto } from './dto/plan.dto.js';
+import {
+  CampaignGroupsDefinition,
+  CampaignKpisDefinition,
+  CampaignsDefinition,
+  CustomerGoalsDefinition,
+  MarketingProgramsDefinition,
+  TreatmentGroupsDefinition,
+} from './marketing.definitions.js';
+
+const marketing = { view: 'marketing.view', manage: 'marketing.manage' } as const;
+
+export const MarketingProgramsController = createResourceController({
+  service: resourceServiceToken(MarketingProgramsDefinition),
+  tag: 'Marketing programs',
+  names: ['marketing program', 'marketing programs'],
+  operations: {
+    list: 'listMarketingPrograms',
+    create: 'createMarketingProgram',
+    get: 'getMarketingProgram',
+    update: 'updateMarketingProgram',
+    delete: 'deleteMarketingProgram',
+  },
+  permissions: marketing,
+  routes: { collection: 'marketing-programs', item: 'marketing-programs/:id', itemParam: 'id' },
+  response: MarketingProgramResponse,
+  createDto: PlanDto,
+  updateDto: PlanDto,
+  listQuery: PlanListQueryDto,
+});
+
+export const CampaignGroupsController = createResourceController({
+  service: resourceServiceToken(CampaignGroupsDefinition),
+  tag: 'Campaign groups',
+  names: ['campaign group', 'campaign groups'],
+  operations: {
+    list: 'listCampaignGroups',
+    create: 'createCampaignGroup',
+    get: 'getCampaignGroup',
+    update: 'updateCampaignGroup',
+    delete: 'deleteCampaignGroup',
+  },
+  permissions: marketing,
+  routes: {
+    collection: 'marketing-programs/:program_id/campaign-groups',
+    parentParam: 'program_id',
+    item: 'campaign-groups/:id',
+    itemParam: 'id',
+  },
+  response: CampaignGroupResponse,
+  createDto: PlanDto,
+  updateDto: PlanDto,
+  listQuery: PlanListQueryDto,
+});
+
+export const CampaignsController = createResourceController({
+  service: resourceServiceToken(CampaignsDefinition),
+  tag: 'Campaigns',
+  names: ['campaign', 'campaigns'],
+  operations: {
+    list: 'listCampaigns',
+    create: 'createCampaign',
+    get: 'getCampaign',
+    update: 'updateCampaign',
+    delete: 'deleteCampaign',
+  },
+  permissions: marketing,
+  routes: {
+    collection: 'campaign-groups/:group_id/campaigns',
+    parentParam: 'group_id',
+    item: 'campaigns/:id',
+    itemParam: 'id',
+  },
+  response: CampaignResponse,
+  createDto: CampaignDto,
+  updateDto: CampaignDto,
+  listQuery: PlanListQueryDto,
+});
+
+export const TreatmentGroupsController = createResourceController({
+  service: resourceServiceToken(TreatmentGroupsDefinition),
+  tag: 'Treatment groups',
+  names: ['treatment group', 'treatment groups'],
+  operations: {
+    list: 'listTreatmentGroups',
+    create: 'createTreatmentGroup',
+    get: 'getTreatmentGroup',
+    update: 'updateTreatmentGroup',
+    delete: 'deleteTreatmentGroup',
+  },
+  permissions: marketing,
+  routes: {
+    collection: 'campaigns/:campaign_id/treatment-groups',
+    parentParam: 'campaign_id',
+    item: 'treatment-groups/:id',
+    itemParam: 'id',
+  },
+  response: TreatmentGroupResponse,
+  createDto: TreatmentGroupDto,
+  updateDto: TreatmentGroupDto,
+  listQuery: NamedListQueryDto,
+});
+
+export const CampaignKpisController = createResourceController({
+  service: resourceServiceToken(CampaignKpisDefinition),
+  tag: 'KPIs and customer goals',
+  names: ['campaign KPI', 'campaign KPIs'],
+  operations: {
+    list: 'listCampaignKpis',
+    create: 'createCampaignKpi',
+    get: 'getCampaignKpi',
+    update: 'updateCampaignKpi',
+    delete: 'deleteCampaignKpi',
+  },
+  permissions: marketing,
+  routes: {
+    collection: 'campaigns/:campaign_id/kpis',
+    parentParam: 'campaign_id',
+    item: 'campaign-kpis/:kpi_id',
+    itemParam: 'kpi_id',
+  },
+  response: CampaignKpiResponse,
+  createDto: CampaignKpiDto,
+  updateDto: CampaignKpiDto,
+  listQuery: NamedListQueryDto,
+});
+
+// INTERFACE.md lists no route to read one customer goal.
+export const CustomerGoalsController = createResourceController({
+  service: resourceServiceToken(CustomerGoalsDefinition),
+  tag: 'KPIs and customer goals',
+  names: ['customer goal', 'customer goals'],
+  operations: {
+    list: 'listCustomerGoals',
+    create: 'createCustomerGoal',
+    update: 'updateCustomerGoal',
+    delete: 'deleteCustomerGoal',
+  },
+  permissions: marketing,
+  routes: {
+    collection: 'campaigns/:campaign_id/customer-goals',
+    parentParam: 'campaign_id',
+    item: 'customer-goals/:goal_id',
+    itemParam: 'goal_id',
+  },
+  response: CustomerGoalResponse,
+  createDto: CustomerGoalDto,
+  updateDto: CustomerGoalDto,
+  listQuery: NamedListQueryDto,
+});

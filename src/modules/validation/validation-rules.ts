@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { scrubSecret } from '../../common/database/database-errors.js';
+import { ApiException } from '../../common/http/api-exception.js';
+import { optional } from '../../common/resources/dto-values.js';
+import type { ResourceDefinition } from '../../common/resources/resource-definition.js';
+import { ResourceService } from '../../common/resources/resource.service.js';
+import type { ValidationRuleDto } from './dto/validation-rule.dto.js';
+import { ValidationRule } from './entities/validation-rule.entity.js';
+
+@Injectable()
+export class ValidationRulesDefinition implements ResourceDefinition<ValidationRule, unknown, ValidationRuleDto> {
+  entity = ValidationRule;
+  label = 'validation rule';
+  sorts = { name: 'string', created_at: 'date' } as const;
+  filters = { q: ['name'], exact: ['is_active'] };
+  listIndex = 'validation_rules_list_id_index';
+
+  toColumns(dto: ValidationRuleDto, existing?: ValidationRule): Partial<ValidationRule> {
+    return {
+      name: dto.name,
+      description: optional(dto.description, existing?.description, null),
+      rule_definition: dto.rule_definition,
+      is_active: optional(dto.is_active, existing?.is_active, true),
+    };
+  }
+}
+
+/**
+ * Validation rules are soft-deleted (the generic delete sees `deleted_at`). Reading one rule has
+ * the one error body INTERFACE.md specifies: a failed read answers 500 with the database's text.
+ */
+export class ValidationRulesService extends ResourceService<ValidationRule, unknown, ValidationRuleDto> {
+  async get(id: number): Promise<unknown> {
+    try {
+      return await super.get(id);
+    } catch (error) {
+      if (error instanceof ApiException) throw error;
+      const text = error instanceof Error ? error.message : String(error);
+      throw new ApiException(500, {
+        code: 500,
+        message: 'Failed to retrieve validation rule.',
+        data: scrubSecret(text, this.config?.database.password),
+      });
+    }
+  }
+}
