@@ -14,6 +14,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     bufferLogs: true,
+    // Start-up errors are thrown to the caller (main.ts prints one line and exits 1) instead of exiting here.
+    abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   app.set('trust proxy', 'loopback');

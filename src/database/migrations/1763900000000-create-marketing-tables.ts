@@ -1,4 +1,10 @@
-import { Table, type MigrationInterface, type QueryRunner, type TableForeignKeyOptions } from 'typeorm';
+import {
+  Table,
+  TableForeignKey,
+  type MigrationInterface,
+  type QueryRunner,
+  type TableForeignKeyOptions,
+} from 'typeorm';
 import { schemaColumns } from '../schema-columns.js';
 
 const tenantKey = (table: string): TableForeignKeyOptions => ({
@@ -151,13 +157,16 @@ export class CreateMarketingTables1763900000000 implements MigrationInterface {
       c.decimal('target_value', 15, 2),
       c.bigint('validation_rule_id', true),
     ]);
-    await queryRunner.createForeignKey('customer_goals', {
-      name: 'customer_goals_validation_rule_id_foreign',
-      columnNames: ['validation_rule_id'],
-      referencedTableName: 'validation_rules',
-      referencedColumnNames: ['id'],
-      onDelete: 'SET NULL',
-    } as never);
+    await queryRunner.createForeignKey(
+      'customer_goals',
+      new TableForeignKey({
+        name: 'customer_goals_validation_rule_id_foreign',
+        columnNames: ['validation_rule_id'],
+        referencedTableName: 'validation_rules',
+        referencedColumnNames: ['id'],
+        onDelete: 'SET NULL',
+      }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
