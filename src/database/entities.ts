@@ -10,6 +10,10 @@ import { CampaignGroup } from '../modules/marketing/entities/campaign-group.enti
 import { Campaign } from '../modules/marketing/entities/campaign.entity.js';
 import { MarketingProgram } from '../modules/marketing/entities/marketing-program.entity.js';
 import { ValidationRule } from '../modules/validation/entities/validation-rule.entity.js';
+import { Audience, AudienceRule, CampaignAudience, SubAudience } from '../modules/audience/entities/audience.entity.js';
+import { Customer } from '../modules/customer/entities/customer.entity.js';
+import { CampaignDestination, Destination } from '../modules/destination/entities/destination.entity.js';
+import { CampaignValidationRule } from '../modules/validation/entities/campaign-validation-rule.entity.js';
 import { ColumnMetadata } from '../modules/diagnostics/entities/column-metadata.entity.js';
 import { TableMetadata } from '../modules/diagnostics/entities/table-metadata.entity.js';
 
@@ -31,4 +35,12 @@ export const ENTITIES = [
   TreatmentGroup,
   CampaignKpi,
   CustomerGoal,
+  Audience,
+  AudienceRule,
+  SubAudience,
+  CampaignAudience,
+  Customer,
+  Destination,
+  CampaignDestination,
+  CampaignValidationRule,
 ];

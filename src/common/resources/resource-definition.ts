@@ -3,6 +3,7 @@ import type { Type } from '@nestjs/common';
 import type { SortFields } from './keyset-paginator.js';
 import type { ListQueryDto } from './list-query.dto.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
+import type { TenantScopedRepository } from './tenant-scoped.repository.js';
 
 /** Filters of API-CONVENTIONS §4 a list may declare; each maps a query parameter to columns. */
 export interface FilterDefinition {
@@ -19,8 +20,10 @@ export interface ParentDefinition {
   label: string;
 }
 
-export interface WriteContext<E> {
+export interface WriteContext<E extends TenantOwnedEntity> {
   manager: EntityManager;
+  /** The resource's own tenant-scoped repository (uniqueness checks and the like). */
+  repo: TenantScopedRepository<E>;
   /** The record being updated; undefined on create. */
   existing?: E;
   /** The parent id on create (from the path), or the record's own parent on update. */

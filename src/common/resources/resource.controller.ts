@@ -6,6 +6,7 @@ import { ApiEnvelope } from '../openapi/api-envelope.decorator.js';
 import { ApiIdParam, IdParam } from './id-param.js';
 import type { ListQueryDto } from './list-query.dto.js';
 import type { ResourceService } from './resource.service.js';
+import { defineRoute } from './route-builder.js';
 
 type Operation = 'list' | 'create' | 'get' | 'update' | 'delete';
 
@@ -61,20 +62,11 @@ export function createResourceController(options: ResourceControllerOptions): Ty
   ) => {
     const name = operations[operation];
     if (!name) return;
-    const proto = ResourceController.prototype as unknown as Record<string, unknown>;
-    Object.defineProperty(proto, name, { value: handler, writable: true, configurable: true });
-    // What TypeScript would emit for a hand-written method: the validation pipe and OpenAPI read it.
-    Reflect.defineMetadata(
-      'design:paramtypes',
-      params.map(([, type]) => type),
-      proto,
-      name,
-    );
-    params.forEach(([decorator], index) => decorator(proto, name, index));
-    const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
-    const all = [...decorators, ...(options.extraDocs?.[operation] ?? [])];
-    const decorated = Reflect.decorate(all, proto, name, descriptor) as PropertyDescriptor | undefined;
-    Object.defineProperty(proto, name, decorated ?? descriptor);
+    defineRoute(ResourceController, name, {
+      handler,
+      decorators: [...decorators, ...(options.extraDocs?.[operation] ?? [])],
+      params,
+    });
   };
 
   const parent: [ParameterDecorator, unknown][] = routes.parentParam ? [[IdParam(routes.parentParam), Number]] : [];

@@ -54,7 +54,7 @@ export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unk
   async create(dto: Dto, parentId?: number): Promise<R> {
     const record = await this.dataSource.transaction(async (manager) => {
       if (parentId !== undefined) await this.findParent(parentId, manager, true);
-      const context = { manager, parentId };
+      const context = { manager, parentId, repo: this.repo };
       await this.definition.validate?.(dto, context);
       const values = {
         ...this.definition.toColumns(dto),
@@ -74,7 +74,7 @@ export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unk
         ? Number((existing as ObjectLiteral)[this.definition.parent.column])
         : undefined;
       if (parentId !== undefined) await this.findParent(parentId, manager, true);
-      const context = { manager, existing, parentId };
+      const context = { manager, existing, parentId, repo: this.repo };
       await this.definition.validate?.(dto, context);
       Object.assign(existing, this.definition.toColumns(dto, existing));
       const saved = await this.repo.save(existing, manager);
@@ -95,6 +95,15 @@ export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unk
     const record = await this.repo.findById(id, manager);
     if (!record) throw new RecordNotFound(this.definition.label);
     return record;
+  }
+
+  /** Records of the caller's tenant by id (for answers that embed them), in one query. */
+  async findMany(ids: number[], manager?: EntityManager): Promise<E[]> {
+    if (ids.length === 0) return [];
+    return this.repo
+      .query(manager)
+      .andWhere(`${this.repo.alias}.id IN (:...ids)`, { ids: [...new Set(ids.map(Number))] })
+      .getMany();
   }
 
   /** The parent in the caller's tenant; on writes its row is locked so that sums over siblings stay true. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { DeleteConflict, ValidationFailed } from '../../common/http/api-exception.js';
+import { ValidationFailed } from '../../common/http/api-exception.js';
+import { refuseIfUsed } from '../../common/resources/delete-conflict.js';
 import { dateValue, optional } from '../../common/resources/dto-values.js';
 import { ReferenceChecker } from '../../common/resources/reference-checker.js';
 import type { ResourceDefinition, WriteContext } from '../../common/resources/resource-definition.js';
@@ -26,15 +27,6 @@ const planColumns = (dto: PlanDto | CampaignDto, existing?: PlanEntity): Partial
   budget: dto.budget,
   goal: dto.goal,
 });
-
-/** The 409 of API-CONVENTIONS §7 names what depends on the record: "2 campaign groups depend on it". */
-export function refuseIfUsed(label: string, counts: [string, number][]): void {
-  const used = counts.filter(([, n]) => n > 0);
-  if (used.length === 0) return;
-  const what = used.map(([name, n]) => `${n} ${name}${n === 1 ? '' : 's'}`).join(' and ');
-  const single = used.length === 1 && used[0][1] === 1;
-  throw new DeleteConflict(`The ${label} cannot be deleted: ${what} ${single ? 'depends' : 'depend'} on it.`);
-}
 
 @Injectable()
 export class MarketingProgramsDefinition implements ResourceDefinition<MarketingProgram, unknown, PlanDto> {

@@ -1,10 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { scrubSecret } from '../../common/database/database-errors.js';
 import { ApiException } from '../../common/http/api-exception.js';
 import { optional } from '../../common/resources/dto-values.js';
+import type { AssociationDefinition } from '../../common/resources/association.js';
 import type { ResourceDefinition } from '../../common/resources/resource-definition.js';
+import { resourceServiceToken } from '../../common/resources/resource.providers.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import type { ValidationRuleDto } from './dto/validation-rule.dto.js';
+import { Campaign } from '../marketing/entities/campaign.entity.js';
+import type {
+  CampaignValidationRuleDto,
+  CampaignValidationRuleResponse,
+  ValidationRuleDto,
+  ValidationRuleResponse,
+} from './dto/validation-rule.dto.js';
+import { CampaignValidationRule } from './entities/campaign-validation-rule.entity.js';
 import { ValidationRule } from './entities/validation-rule.entity.js';
 
 @Injectable()
@@ -42,5 +52,38 @@ export class ValidationRulesService extends ResourceService<ValidationRule, unkn
         data: scrubSecret(text, this.config?.database.password),
       });
     }
+  }
+}
+
+/** Rules attached to a campaign; a soft-deleted rule's links vanish from every read. */
+@Injectable()
+export class CampaignValidationRulesDefinition implements AssociationDefinition<
+  CampaignValidationRule,
+  CampaignValidationRuleDto,
+  CampaignValidationRuleResponse
+> {
+  entity = CampaignValidationRule;
+  owner = { entity: Campaign, column: 'campaign_id', label: 'campaign' };
+  target = { entity: ValidationRule, column: 'validation_rule_id', label: 'validation rule' };
+  unique = true;
+  listIndex = 'campaign_validation_rules_list_id_index';
+
+  constructor(
+    @Inject(resourceServiceToken(ValidationRulesDefinition))
+    private readonly rules: ResourceService<ValidationRule, ValidationRuleResponse>,
+  ) {}
+
+  targetId = (dto: CampaignValidationRuleDto) => dto.validation_rule_id;
+  toColumns = (dto: CampaignValidationRuleDto) => ({ rule_override: dto.rule_override ?? null });
+
+  async respond(links: CampaignValidationRule[], manager: EntityManager): Promise<CampaignValidationRuleResponse[]> {
+    const records = await this.rules.respond(
+      await this.rules.findMany(
+        links.map((l) => l.validation_rule_id),
+        manager,
+      ),
+    );
+    const byId = new Map(records.map((record) => [record.id, record]));
+    return links.map((link) => ({ ...byId.get(Number(link.validation_rule_id))!, rule_override: link.rule_override }));
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { BooleanField, JsonStringField, StringField } from '../../../common/validation/fields.js';
+import { BooleanField, IdField, JsonStringField, StringField } from '../../../common/validation/fields.js';
 
 export class ValidationRuleDto {
   @StringField({ max: 255, example: 'Adults only' })
@@ -39,4 +39,16 @@ export class ValidationRuleReadFailure {
   @ApiProperty({ example: 500 }) code: number;
   @ApiProperty({ example: 'Failed to retrieve validation rule.' }) message: string;
   @ApiProperty({ description: 'Text of the underlying database error' }) data: string;
+}
+
+export class CampaignValidationRuleDto {
+  @IdField({ description: 'A live (not deleted) validation rule of the same tenant' })
+  validation_rule_id: number;
+
+  @JsonStringField({ required: false, nullable: true, example: '{"value":21}' })
+  rule_override?: string | null;
+}
+
+export class CampaignValidationRuleResponse extends ValidationRuleResponse {
+  @ApiProperty({ type: String, nullable: true, description: 'JSON text, as sent' }) rule_override: string | null;
 }

@@ -1,0 +1,27 @@
+import { Column, Entity } from 'typeorm';
+import { StringColumn, TextColumn } from '../../../common/database/columns.js';
+import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+
+@Entity('customers')
+export class Customer extends TenantOwnedEntity {
+  @StringColumn(255, { nullable: true })
+  external_id: string | null;
+
+  @StringColumn(255, { nullable: true })
+  first_name: string | null;
+
+  @StringColumn(255, { nullable: true })
+  last_name: string | null;
+
+  @StringColumn(255, { nullable: true })
+  email: string | null;
+
+  @StringColumn(255, { nullable: true })
+  phone: string | null;
+
+  @TextColumn({ nullable: true })
+  attributes: string | null;
+
+  @Column({ type: 'boolean', default: true })
+  is_active: boolean;
+}
