@@ -27,9 +27,9 @@ export class CustomersDefinition implements ResourceDefinition<Customer, unknown
     };
   }
 
-  /** `external_id` is unique within the tenant when given. */
+  /** `external_id` is unique within the tenant when given (an empty string is a value too, as in the index). */
   async validate(dto: CustomerDto, { manager, existing, repo }: WriteContext<Customer>): Promise<void> {
-    if (!dto.external_id || dto.external_id === existing?.external_id) return;
+    if (dto.external_id === undefined || dto.external_id === null || dto.external_id === existing?.external_id) return;
     const qb = repo.query(manager).andWhere('customers.external_id = :externalId', { externalId: dto.external_id });
     if (existing) qb.andWhere('customers.id <> :id', { id: existing.id });
     if (await qb.getExists()) throw ValidationFailed.field('external_id', 'The external id has already been taken.');
