@@ -20,6 +20,8 @@ const shared = {
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // e2e hooks boot an app and migrate a fresh database; seeding a few hundred records takes seconds.
+  testTimeout: 60000,
   projects: [
     { ...shared, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     {
@@ -28,7 +30,6 @@ module.exports = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       setupFiles: ['<rootDir>/test/support/setup-env.ts'],
-      testTimeout: 60000,
     },
   ],
 };

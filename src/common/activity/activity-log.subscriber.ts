@@ -58,8 +58,9 @@ export class ActivityLogSubscriber implements EntitySubscriberInterface<ObjectLi
     const attributes: Attributes = {};
     const old: Attributes = {};
     for (const name of changed) {
-      attributes[name] = plain(event.entity[name]);
-      old[name] = plain(event.databaseEntity?.[name]);
+      const type = event.metadata.findColumnWithPropertyName(name)?.type;
+      attributes[name] = plain(event.entity[name], type);
+      old[name] = plain(event.databaseEntity?.[name], type);
     }
     const subject = { ...event.databaseEntity, ...event.entity };
     await this.write(event.manager, event.metadata, 'updated', subject, attributes, old);
@@ -114,13 +115,15 @@ function attributesOf(metadata: EntityMetadata, entity: ObjectLiteral): Attribut
   const attributes: Attributes = {};
   for (const column of metadata.columns) {
     if (HIDDEN.has(column.propertyName)) continue;
-    attributes[column.propertyName] = plain(entity[column.propertyName]);
+    attributes[column.propertyName] = plain(entity[column.propertyName], column.type);
   }
   return attributes;
 }
 
-function plain(value: unknown): unknown {
+/** As the API shows values: dates in ISO 8601, DECIMAL as numbers (the drivers hand them over as strings). */
+function plain(value: unknown, type?: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
-  if (value === undefined) return null;
+  if (value === undefined || value === null) return null;
+  if (type === 'decimal' && typeof value === 'string') return Number(value);
   return value;
 }

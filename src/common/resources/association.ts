@@ -9,12 +9,15 @@ import type { Page } from '../http/page.js';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator.js';
 import { RequestContext } from '../tenancy/request-context.js';
 import { ApiIdParam, IdParam } from './id-param.js';
-import { paginate } from './keyset-paginator.js';
+import { paginate, resolveSort } from './keyset-paginator.js';
+import { listIndexName } from './list-index.js';
 import { ListQueryDto } from './list-query.dto.js';
 import type { ParentDefinition } from './resource-definition.js';
 import { defineRoute } from './route-builder.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
 import { TenantScopedRepository } from './tenant-scoped.repository.js';
+
+const LINK_SORTS = { created_at: 'date' } as const;
 
 /** A link between a campaign (the owner) and another record (the target), with its own fields. */
 export interface AssociationDefinition<A extends TenantOwnedEntity, Dto extends object, R> {
@@ -23,7 +26,6 @@ export interface AssociationDefinition<A extends TenantOwnedEntity, Dto extends 
   target: { entity: Type<TenantOwnedEntity>; column: string; label: string };
   /** The same target may be linked once per owner (a second link is a 422 on the target column). */
   unique: boolean;
-  listIndex?: string;
   targetId(dto: Dto): number;
   toColumns(dto: Dto): Partial<A>;
   validate?(dto: Dto, context: { manager: EntityManager; ownerId: number }): Promise<void>;
@@ -53,8 +55,9 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
   async list(ownerId: number, query: ListQueryDto): Promise<Page<R>> {
     await this.findOwner(ownerId);
     const { definition } = this;
+    const sort = resolveSort(query.sort, LINK_SORTS);
     const qb = this.links
-      .query(undefined, undefined, definition.listIndex)
+      .query(undefined, undefined, listIndexName(this.links.alias, sort.field))
       .andWhere(`${this.links.alias}.${definition.owner.column} = :ownerId`, { ownerId });
     const targetMeta = this.dataSource.getMetadata(definition.target.entity);
     if (targetMeta.deleteDateColumn) {
@@ -64,7 +67,7 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
         `target.id = ${this.links.alias}.${definition.target.column} AND target.${targetMeta.deleteDateColumn.propertyName} IS NULL`,
       );
     }
-    return paginate(qb, query, { created_at: 'date' }, (rows) => definition.respond(rows, this.dataSource.manager));
+    return paginate(qb, query, LINK_SORTS, (rows) => definition.respond(rows, this.dataSource.manager));
   }
 
   async create(ownerId: number, dto: Dto): Promise<R> {

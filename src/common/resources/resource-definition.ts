@@ -1,7 +1,6 @@
-import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Type } from '@nestjs/common';
 import type { SortFields } from './keyset-paginator.js';
-import type { ListQueryDto } from './list-query.dto.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
 import type { TenantScopedRepository } from './tenant-scoped.repository.js';
 
@@ -41,8 +40,6 @@ export interface ResourceDefinition<E extends TenantOwnedEntity, R = unknown, Dt
   parent?: ParentDefinition;
   sorts: SortFields;
   filters?: FilterDefinition;
-  /** The index that serves the default list order, forced on MySQL (see TenantScopedRepository.query). */
-  listIndex?: string;
   /** Entity values from a validated request body (dates parsed, optional fields defaulted on create). */
   toColumns(dto: Dto, existing?: E): Partial<E>;
   /** Rules that need the database (references, sums); throws ValidationFailed. Runs in the write transaction. */
@@ -53,6 +50,4 @@ export interface ResourceDefinition<E extends TenantOwnedEntity, R = unknown, Dt
   beforeDelete?(record: E, manager: EntityManager): Promise<void>;
   /** Adds related data to a page of records (one query per page, never per row). */
   decorate?(records: E[], responses: R[], manager: EntityManager): Promise<void>;
-  /** Extra list conditions beyond the declarative filters. */
-  applyQuery?(qb: SelectQueryBuilder<E>, query: ListQueryDto & ObjectLiteral): void;
 }

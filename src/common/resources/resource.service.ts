@@ -3,7 +3,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { RecordNotFound } from '../http/api-exception.js';
 import type { Page } from '../http/page.js';
 import { RequestContext } from '../tenancy/request-context.js';
-import { paginate } from './keyset-paginator.js';
+import { paginate, resolveSort } from './keyset-paginator.js';
+import { listIndexName } from './list-index.js';
 import type { ListQueryDto } from './list-query.dto.js';
 import { recordMapper } from './record-mapper.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -35,7 +36,13 @@ export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unk
   async list(query: ListQueryDto & ObjectLiteral, parentId?: number): Promise<Page<R>> {
     const { definition } = this;
     if (parentId !== undefined) await this.findParent(parentId);
-    const qb = this.repo.query(undefined, undefined, definition.listIndex);
+    const filtered =
+      Boolean(query.q) || (definition.filters?.exact ?? []).some((column) => query[column] !== undefined);
+    // Unfiltered, the sort's own index serves the page; a filter has an index of its own to choose.
+    const index = filtered
+      ? undefined
+      : listIndexName(this.repo.alias, resolveSort(query.sort, definition.sorts).field);
+    const qb = this.repo.query(undefined, undefined, index);
     if (definition.parent && parentId !== undefined) {
       qb.andWhere(`${qb.alias}.${definition.parent.column} = :parentId`, { parentId });
     }
@@ -43,7 +50,6 @@ export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unk
     for (const column of definition.filters?.exact ?? []) {
       if (query[column] !== undefined) qb.andWhere(`${qb.alias}.${column} = :${column}`, { [column]: query[column] });
     }
-    definition.applyQuery?.(qb, query);
     return paginate(qb, query, definition.sorts, (rows) => this.respond(rows));
   }
 

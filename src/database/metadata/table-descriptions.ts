@@ -74,4 +74,77 @@ export const TABLE_DESCRIPTIONS: Record<string, TableDescription> = {
       remember_token: { app_type: 'secret' },
     },
   },
+  marketing_programs: {
+    display_name: 'Marketing Programs',
+    info: 'Top level of the marketing plan; each contains campaign groups.',
+    columns: { budget: { app_type: 'money' }, status: { app_type: 'enum', info: 'draft, active or inactive' } },
+  },
+  campaign_groups: {
+    display_name: 'Campaign Groups',
+    info: 'Groups of campaigns inside one marketing program.',
+    columns: { budget: { app_type: 'money' }, status: { app_type: 'enum', info: 'draft, active or inactive' } },
+  },
+  campaigns: {
+    display_name: 'Campaigns',
+    info: 'Campaigns inside one campaign group, with their audiences, destinations, treatment groups, KPIs and goals.',
+    columns: {
+      budget: { app_type: 'money' },
+      status: { app_type: 'enum', info: 'draft, active or inactive' },
+      target_audience: { app_type: 'json' },
+      success_criteria: { app_type: 'json' },
+    },
+  },
+  treatment_groups: {
+    display_name: 'Treatment Groups',
+    info: "Splits of a campaign's audience; their allocation percentages add up to at most 100.",
+    columns: { allocation_percentage: { app_type: 'percentage' } },
+  },
+  campaign_kpis: {
+    display_name: 'Campaign KPIs',
+    info: 'Key performance indicators of a campaign: target and actual values.',
+  },
+  customer_goals: {
+    display_name: 'Customer Goals',
+    info: 'Goals a customer should reach in a campaign, optionally checked by a validation rule.',
+  },
+  validation_rules: {
+    display_name: 'Validation Rules',
+    info: 'Rules (JSON definitions) that campaigns and customer goals use; soft-deleted.',
+    columns: {
+      rule_definition: { app_type: 'json' },
+      deleted_at: { info: 'Set when the rule was deleted; such rules vanish from every read.' },
+    },
+  },
+  audiences: { display_name: 'Audiences', info: 'Named audiences, each defined by a set of rules.' },
+  audience_rules: { display_name: 'Audience Rules', info: 'The rules (type and value) that define an audience.' },
+  sub_audiences: {
+    display_name: 'Sub-audiences',
+    info: 'Segments of an audience defined for one campaign.',
+    columns: { segment_definition: { app_type: 'json' } },
+  },
+  campaign_audiences: {
+    display_name: 'Campaign Audiences',
+    info: 'Audiences a campaign targets, each with an optional segment override.',
+    columns: { segment_override: { app_type: 'json' } },
+  },
+  customers: {
+    display_name: 'Customers',
+    info: 'Customer records of a tenant; external_id is unique within the tenant.',
+    columns: { attributes: { app_type: 'json' }, phone: { app_type: 'phone' } },
+  },
+  destinations: {
+    display_name: 'Destinations',
+    info: 'Delivery targets (e-mail service, ad network, webhook ...) with their connection details.',
+    columns: { connection_details: { app_type: 'json' } },
+  },
+  campaign_destinations: {
+    display_name: 'Campaign Destinations',
+    info: 'Destinations configured for a campaign, optionally for one treatment group, with an attribute mapping.',
+    columns: { attribute_mapping: { app_type: 'json' } },
+  },
+  campaign_validation_rules: {
+    display_name: 'Campaign Validation Rules',
+    info: 'Validation rules attached to a campaign, each with an optional override.',
+    columns: { rule_override: { app_type: 'json' } },
+  },
 };

@@ -1,41 +1,8 @@
-import {
-  Table,
-  TableForeignKey,
-  type MigrationInterface,
-  type QueryRunner,
-  type TableForeignKeyOptions,
-} from 'typeorm';
+import { Table, TableForeignKey, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { schemaColumns } from '../schema-columns.js';
+import { foreignKey, listIndexes } from '../schema-keys.js';
 
-const tenantKey = (table: string): TableForeignKeyOptions => ({
-  name: `${table}_tenant_id_foreign`,
-  columnNames: ['tenant_id'],
-  referencedTableName: 'tenants',
-  referencedColumnNames: ['id'],
-  onDelete: 'RESTRICT',
-});
-
-const parentKey = (
-  table: string,
-  column: string,
-  parent: string,
-  onDelete: 'RESTRICT' | 'CASCADE' | 'SET NULL',
-): TableForeignKeyOptions => ({
-  name: `${table}_${column}_foreign`,
-  columnNames: [column],
-  referencedTableName: parent,
-  referencedColumnNames: ['id'],
-  onDelete,
-});
-
-/**
- * Every list reads `tenant_id [, parent] ` then walks `id` (or the sort column, then id), so each
- * list order has an index that starts with the tenant and the parent.
- */
-const listIndexes = (table: string, scope: string[], sorts: string[]) => [
-  { name: `${table}_list_id_index`, columnNames: [...scope, 'id'] },
-  ...sorts.map((sort) => ({ name: `${table}_list_${sort}_index`, columnNames: [...scope, sort, 'id'] })),
-];
+const PLAN_SORTS = ['name', 'created_at', 'start_date', 'end_date', 'budget'];
 
 /** Marketing programs, campaign groups, campaigns, treatment groups, KPIs, customer goals, validation rules. */
 export class CreateMarketingTables1763900000000 implements MigrationInterface {
@@ -68,7 +35,7 @@ export class CreateMarketingTables1763900000000 implements MigrationInterface {
           c.timestamp('deleted_at'),
         ],
         indices: listIndexes('validation_rules', ['tenant_id'], ['name', 'created_at']),
-        foreignKeys: [tenantKey('validation_rules')],
+        foreignKeys: [foreignKey('validation_rules', 'tenant_id', 'tenants', 'RESTRICT')],
       }),
     );
 
@@ -77,10 +44,10 @@ export class CreateMarketingTables1763900000000 implements MigrationInterface {
         name: 'marketing_programs',
         columns: [c.id(), c.bigint('tenant_id'), ...plan(false), ...c.timestamps()],
         indices: [
-          ...listIndexes('marketing_programs', ['tenant_id'], ['name', 'created_at']),
+          ...listIndexes('marketing_programs', ['tenant_id'], PLAN_SORTS),
           { name: 'marketing_programs_status_index', columnNames: ['tenant_id', 'status', 'id'] },
         ],
-        foreignKeys: [tenantKey('marketing_programs')],
+        foreignKeys: [foreignKey('marketing_programs', 'tenant_id', 'tenants', 'RESTRICT')],
       }),
     );
 
@@ -89,13 +56,13 @@ export class CreateMarketingTables1763900000000 implements MigrationInterface {
         name: 'campaign_groups',
         columns: [c.id(), c.bigint('tenant_id'), c.bigint('marketing_program_id'), ...plan(false), ...c.timestamps()],
         indices: [
-          ...listIndexes('campaign_groups', ['tenant_id', 'marketing_program_id'], ['name', 'created_at']),
+          ...listIndexes('campaign_groups', ['tenant_id', 'marketing_program_id'], PLAN_SORTS),
           { name: 'campaign_groups_status_index', columnNames: ['tenant_id', 'marketing_program_id', 'status', 'id'] },
           { name: 'campaign_groups_program_index', columnNames: ['marketing_program_id'] },
         ],
         foreignKeys: [
-          tenantKey('campaign_groups'),
-          parentKey('campaign_groups', 'marketing_program_id', 'marketing_programs', 'RESTRICT'),
+          foreignKey('campaign_groups', 'tenant_id', 'tenants', 'RESTRICT'),
+          foreignKey('campaign_groups', 'marketing_program_id', 'marketing_programs', 'RESTRICT'),
         ],
       }),
     );
@@ -113,13 +80,13 @@ export class CreateMarketingTables1763900000000 implements MigrationInterface {
           ...c.timestamps(),
         ],
         indices: [
-          ...listIndexes('campaigns', ['tenant_id', 'campaign_group_id'], ['name', 'created_at']),
+          ...listIndexes('campaigns', ['tenant_id', 'campaign_group_id'], PLAN_SORTS),
           { name: 'campaigns_status_index', columnNames: ['tenant_id', 'campaign_group_id', 'status', 'id'] },
           { name: 'campaigns_group_index', columnNames: ['campaign_group_id'] },
         ],
         foreignKeys: [
-          tenantKey('campaigns'),
-          parentKey('campaigns', 'campaign_group_id', 'campaign_groups', 'RESTRICT'),
+          foreignKey('campaigns', 'tenant_id', 'tenants', 'RESTRICT'),
+          foreignKey('campaigns', 'campaign_group_id', 'campaign_groups', 'RESTRICT'),
         ],
       }),
     );
@@ -133,7 +100,10 @@ export class CreateMarketingTables1763900000000 implements MigrationInterface {
             ...listIndexes(name, ['tenant_id', 'campaign_id'], ['name', 'created_at']),
             { name: `${name}_campaign_index`, columnNames: ['campaign_id'] },
           ],
-          foreignKeys: [tenantKey(name), parentKey(name, 'campaign_id', 'campaigns', 'CASCADE')],
+          foreignKeys: [
+            foreignKey(name, 'tenant_id', 'tenants', 'RESTRICT'),
+            foreignKey(name, 'campaign_id', 'campaigns', 'CASCADE'),
+          ],
         }),
       );
 

@@ -1,23 +1,6 @@
-import { Table, type MigrationInterface, type QueryRunner, type TableForeignKeyOptions } from 'typeorm';
+import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { schemaColumns } from '../schema-columns.js';
-
-const foreignKey = (
-  table: string,
-  column: string,
-  referenced: string,
-  onDelete: 'RESTRICT' | 'CASCADE' | 'SET NULL',
-): TableForeignKeyOptions => ({
-  name: `${table}_${column}_foreign`,
-  columnNames: [column],
-  referencedTableName: referenced,
-  referencedColumnNames: ['id'],
-  onDelete,
-});
-
-const listIndexes = (table: string, scope: string[], sorts: string[]) => [
-  { name: `${table}_list_id_index`, columnNames: [...scope, 'id'] },
-  ...sorts.map((sort) => ({ name: `${table}_list_${sort}_index`, columnNames: [...scope, sort, 'id'] })),
-];
+import { foreignKey, listIndexes } from '../schema-keys.js';
 
 /** Audiences and their rules, sub-audiences, customers, destinations and the campaign associations. */
 export class CreateAudienceCustomerDestinationTables1764000000000 implements MigrationInterface {
@@ -87,7 +70,7 @@ export class CreateAudienceCustomerDestinationTables1764000000000 implements Mig
         ],
         uniques: [{ name: 'campaign_audiences_campaign_audience_unique', columnNames: ['campaign_id', 'audience_id'] }],
         indices: [
-          ...listIndexes('campaign_audiences', ['tenant_id', 'campaign_id'], []),
+          ...listIndexes('campaign_audiences', ['tenant_id', 'campaign_id'], ['created_at']),
           { name: 'campaign_audiences_audience_index', columnNames: ['audience_id'] },
         ],
         foreignKeys: [
@@ -157,7 +140,7 @@ export class CreateAudienceCustomerDestinationTables1764000000000 implements Mig
           ...c.timestamps(),
         ],
         indices: [
-          ...listIndexes('campaign_destinations', ['tenant_id', 'campaign_id'], []),
+          ...listIndexes('campaign_destinations', ['tenant_id', 'campaign_id'], ['created_at']),
           { name: 'campaign_destinations_destination_index', columnNames: ['destination_id'] },
           { name: 'campaign_destinations_treatment_group_index', columnNames: ['treatment_group_id'] },
         ],
@@ -188,7 +171,7 @@ export class CreateAudienceCustomerDestinationTables1764000000000 implements Mig
           },
         ],
         indices: [
-          ...listIndexes('campaign_validation_rules', ['tenant_id', 'campaign_id'], []),
+          ...listIndexes('campaign_validation_rules', ['tenant_id', 'campaign_id'], ['created_at']),
           { name: 'campaign_validation_rules_rule_index', columnNames: ['validation_rule_id'] },
         ],
         foreignKeys: [

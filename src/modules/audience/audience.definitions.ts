@@ -27,7 +27,6 @@ export class AudiencesDefinition implements ResourceDefinition<Audience, Audienc
   label = 'audience';
   sorts = NAMED_SORTS;
   filters = { q: ['name'] };
-  listIndex = 'audiences_list_id_index';
 
   toColumns(dto: AudienceDto, existing?: Audience): Partial<Audience> {
     return { name: dto.name, description: optional(dto.description, existing?.description, null) };
@@ -88,7 +87,6 @@ export class SubAudiencesDefinition implements ResourceDefinition<
   parent = CAMPAIGN;
   sorts = NAMED_SORTS;
   filters = { q: ['name'] };
-  listIndex = 'sub_audiences_list_id_index';
 
   constructor(private readonly references: ReferenceChecker) {}
 
@@ -121,7 +119,6 @@ export class CampaignAudiencesDefinition implements AssociationDefinition<
   owner = CAMPAIGN;
   target = { entity: Audience, column: 'audience_id', label: 'audience' };
   unique = true;
-  listIndex = 'campaign_audiences_list_id_index';
 
   constructor(
     @Inject(resourceServiceToken(AudiencesDefinition))

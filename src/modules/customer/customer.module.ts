@@ -13,7 +13,6 @@ export class CustomersDefinition implements ResourceDefinition<Customer, unknown
   label = 'customer';
   sorts = { last_name: 'string', email: 'string', created_at: 'date' } as const;
   filters = { q: ['first_name', 'last_name', 'email', 'external_id'], exact: ['email', 'external_id', 'is_active'] };
-  listIndex = 'customers_list_id_index';
 
   toColumns(dto: CustomerDto, existing?: Customer): Partial<Customer> {
     return {

@@ -26,7 +26,6 @@ export class DestinationsDefinition implements ResourceDefinition<Destination, D
   label = 'destination';
   sorts = { name: 'string', created_at: 'date' } as const;
   filters = { q: ['name'], exact: ['is_active'] };
-  listIndex = 'destinations_list_id_index';
 
   toColumns(dto: DestinationDto, existing?: Destination): Partial<Destination> {
     return {
@@ -55,7 +54,6 @@ export class CampaignDestinationsDefinition implements AssociationDefinition<
   target = { entity: Destination, column: 'destination_id', label: 'destination' };
   // A destination may serve several treatment groups of one campaign.
   unique = false;
-  listIndex = 'campaign_destinations_list_id_index';
   private readonly toRecord: (row: CampaignDestination) => Omit<CampaignDestinationResponse, 'destination'>;
 
   constructor(

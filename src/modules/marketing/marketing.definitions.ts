@@ -34,7 +34,6 @@ export class MarketingProgramsDefinition implements ResourceDefinition<Marketing
   label = 'marketing program';
   sorts = PLAN_SORTS;
   filters = { q: ['name'], exact: ['status'] };
-  listIndex = 'marketing_programs_list_id_index';
   toColumns = planColumns;
 
   async beforeDelete(program: MarketingProgram, manager: EntityManager): Promise<void> {
@@ -50,7 +49,6 @@ export class CampaignGroupsDefinition implements ResourceDefinition<CampaignGrou
   parent = { entity: MarketingProgram, column: 'marketing_program_id', label: 'marketing program' };
   sorts = PLAN_SORTS;
   filters = { q: ['name'], exact: ['status'] };
-  listIndex = 'campaign_groups_list_id_index';
   toColumns = planColumns;
 
   async beforeDelete(group: CampaignGroup, manager: EntityManager): Promise<void> {
@@ -66,7 +64,6 @@ export class CampaignsDefinition implements ResourceDefinition<Campaign, unknown
   parent = { entity: CampaignGroup, column: 'campaign_group_id', label: 'campaign group' };
   sorts = PLAN_SORTS;
   filters = { q: ['name'], exact: ['status'] };
-  listIndex = 'campaigns_list_id_index';
 
   constructor(private readonly cascade: CampaignCascade) {}
 
@@ -101,7 +98,6 @@ export class TreatmentGroupsDefinition implements ResourceDefinition<TreatmentGr
   parent = CAMPAIGN_PARENT;
   sorts = NAMED_SORTS;
   filters = { q: ['name'] };
-  listIndex = 'treatment_groups_list_id_index';
 
   toColumns(dto: TreatmentGroupDto, existing?: TreatmentGroup): Partial<TreatmentGroup> {
     return { ...childColumns(dto, existing), type: dto.type, allocation_percentage: dto.allocation_percentage };
@@ -134,7 +130,6 @@ export class CampaignKpisDefinition implements ResourceDefinition<CampaignKpi, u
   parent = CAMPAIGN_PARENT;
   sorts = NAMED_SORTS;
   filters = { q: ['name'] };
-  listIndex = 'campaign_kpis_list_id_index';
 
   toColumns(dto: CampaignKpiDto, existing?: CampaignKpi): Partial<CampaignKpi> {
     return {
@@ -153,7 +148,6 @@ export class CustomerGoalsDefinition implements ResourceDefinition<CustomerGoal,
   parent = CAMPAIGN_PARENT;
   sorts = NAMED_SORTS;
   filters = { q: ['name'] };
-  listIndex = 'customer_goals_list_id_index';
 
   constructor(private readonly references: ReferenceChecker) {}
 

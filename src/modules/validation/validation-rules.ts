@@ -23,7 +23,6 @@ export class ValidationRulesDefinition implements ResourceDefinition<ValidationR
   label = 'validation rule';
   sorts = { name: 'string', created_at: 'date' } as const;
   filters = { q: ['name'], exact: ['is_active'] };
-  listIndex = 'validation_rules_list_id_index';
 
   toColumns(dto: ValidationRuleDto, existing?: ValidationRule): Partial<ValidationRule> {
     return {
@@ -66,7 +65,6 @@ export class CampaignValidationRulesDefinition implements AssociationDefinition<
   owner = { entity: Campaign, column: 'campaign_id', label: 'campaign' };
   target = { entity: ValidationRule, column: 'validation_rule_id', label: 'validation rule' };
   unique = true;
-  listIndex = 'campaign_validation_rules_list_id_index';
 
   constructor(
     @Inject(resourceServiceToken(ValidationRulesDefinition))
