@@ -22,7 +22,7 @@ import {
 } from './support/campaign-fixtures.js';
 import type { TestApp } from './support/test-app.js';
 
-const SEGMENT = '{ "min_orders" : 2, "tags": ["vip", "€"] ,"nested":{"a":[1, 2.50]}}';
+const SEGMENT = '{ "min_orders" : 2, "tags": ["vip", "€", "🎯"] ,"nested":{"a":[1, 2.50, 1e3]}}';
 const DEFINITION = '[ {"last_order_days":30} , null ]';
 
 const subAudienceBody = (audienceId: number | string, overrides: Body = {}): Body => ({
@@ -135,6 +135,29 @@ describe('audiences, sub-audiences and campaign audiences', () => {
       // Characters, not bytes.
       const unicode = await created(api.post('/api/audiences', { name: 'é'.repeat(255) }));
       expect(unicode.name).toBe('é'.repeat(255));
+      const emoji = await created(
+        api.post('/api/audiences', {
+          name: '🎯'.repeat(255),
+          rules: [{ rule_type: '🎯', rule_value: '🎯'.repeat(255) }],
+        }),
+      );
+      expect(emoji).toMatchObject({
+        name: '🎯'.repeat(255),
+        rules: [{ rule_type: '🎯', rule_value: '🎯'.repeat(255) }],
+      });
+      expect(await dataOf(api.get(`/api/audiences/${emoji.id}`))).toEqual(emoji);
+    });
+
+    it('accepts up to 1000 rules and refuses more', async () => {
+      const rules = Array.from({ length: 1000 }, (_, i) => ({ rule_type: 'zip', rule_value: String(10000 + i) }));
+      const audience = await created(api.post('/api/audiences', { name: 'Many rules', rules }));
+      expect((audience.rules as Row[]).map((r) => r.rule_value)).toEqual(rules.map((r) => r.rule_value));
+      const more = await api.put(`/api/audiences/${audience.id}`, {
+        name: 'Too many',
+        rules: [...rules, { rule_type: 'zip', rule_value: '1' }],
+      });
+      expect(outcome(more)).toEqual(invalidOn('rules'));
+      expect(await dataOf(api.get(`/api/audiences/${audience.id}`))).toEqual(audience);
     });
 
     it('answers 422 on the right key for every field rule, on create and update, writing nothing', async () => {
@@ -145,6 +168,7 @@ describe('audiences, sub-audiences and campaign audiences', () => {
         ['name null', { name: null }, 'name'],
         ['name empty', { name: '' }, 'name'],
         ['name 256', { name: 'x'.repeat(256) }, 'name'],
+        ['name 256 emoji', { name: '🎯'.repeat(256) }, 'name'],
         ['name not a string', { name: 42 }, 'name'],
         ['description not a string', { name: 'A', description: { a: 1 } }, 'description'],
         ['rules not an array', { name: 'A', rules: 'country=NL' }, 'rules'],
