@@ -45,8 +45,9 @@ export class CampaignValidationRuleDto {
   @IdField({ description: 'A live (not deleted) validation rule of the same tenant' })
   validation_rule_id: number;
 
-  @JsonStringField({ required: false, nullable: true, example: '{"value":21}' })
-  rule_override?: string | null;
+  /** Optional but not nullable (INTERFACE.md; API-CONVENTIONS §6); left out, none is stored. */
+  @JsonStringField({ required: false, example: '{"value":21}' })
+  rule_override?: string;
 }
 
 export class CampaignValidationRuleResponse extends ValidationRuleResponse {
