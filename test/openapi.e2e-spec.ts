@@ -24,6 +24,22 @@ describe('OpenAPI document', () => {
     expect(res.body).toEqual(JSON.parse(JSON.stringify(document)));
   });
 
+  it('names every operation after its controller method, uniquely', () => {
+    const ids = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, Operation>).map((op) => op.operationId),
+    );
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]+$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'listCampaignKpis',
+        'createCustomerGoal',
+        'addCampaignAudience',
+        'removeCampaignDestination',
+      ]),
+    );
+  });
+
   it('documents the errors of every operation, and the bearer scheme on every protected one', () => {
     const operations = Object.values(document.paths).flatMap((item) =>
       Object.values(item as Record<string, Operation>),

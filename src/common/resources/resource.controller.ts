@@ -10,6 +10,25 @@ import { defineRoute } from './route-builder.js';
 
 type Operation = 'list' | 'create' | 'get' | 'update' | 'delete';
 
+/** 'campaign KPI' → 'CampaignKpi': operation ids read `listCampaignKpis`, `createCampaignKpi`, ... */
+export const pascalCase = (words: string) =>
+  words
+    .split(/[\s-]+/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())
+    .join('');
+
+function operationIds([one, many]: [string, string], without: Operation[] = []): Partial<Record<Operation, string>> {
+  const ids: Record<Operation, string> = {
+    list: `list${pascalCase(many)}`,
+    create: `create${pascalCase(one)}`,
+    get: `get${pascalCase(one)}`,
+    update: `update${pascalCase(one)}`,
+    delete: `delete${pascalCase(one)}`,
+  };
+  for (const operation of without) delete (ids as Partial<Record<Operation, string>>)[operation];
+  return ids;
+}
+
 export interface ResourceRoutes {
   /** Collection path, e.g. `marketing-programs` or `campaigns/:campaign_id/kpis`. */
   collection: string;
@@ -25,10 +44,10 @@ export interface ResourceControllerOptions {
   /** The ResourceService provider to call. */
   service: string | symbol | Type<unknown>;
   tag: string;
-  /** Singular and plural names for summaries and operation ids: ['Campaign KPI', 'Campaign KPIs']. */
+  /** Singular and plural names, for summaries and operation ids: ['campaign KPI', 'campaign KPIs']. */
   names: [string, string];
-  /** Operation ids (controller method names), e.g. { list: 'listCampaignKpis', ... }; omit one to leave the route out. */
-  operations: Partial<Record<Operation, string>>;
+  /** Routes to leave out (INTERFACE.md has no read-one route for customer goals). */
+  without?: Operation[];
   permissions: { view: PermissionName; manage: PermissionName };
   routes: ResourceRoutes;
   response: Type<unknown>;
@@ -45,7 +64,8 @@ export interface ResourceControllerOptions {
  * no resource repeats the CRUD plumbing.
  */
 export function createResourceController(options: ResourceControllerOptions): Type<unknown> {
-  const { routes, names, permissions, operations } = options;
+  const { routes, names, permissions } = options;
+  const operations = operationIds(names, options.without);
   const [one, many] = names;
 
   @ApiTags(options.tag)

@@ -13,6 +13,8 @@ export interface RouteSpec {
  */
 export function defineRoute(controller: Type<unknown>, name: string, spec: RouteSpec): void {
   const proto = controller.prototype as Record<string, unknown>;
+  // The OpenAPI operation id is the handler function's own name.
+  Object.defineProperty(spec.handler, 'name', { value: name });
   Object.defineProperty(proto, name, { value: spec.handler, writable: true, configurable: true });
   Reflect.defineMetadata(
     'design:paramtypes',

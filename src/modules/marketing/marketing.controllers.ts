@@ -26,13 +26,6 @@ export const MarketingProgramsController = createResourceController({
   service: resourceServiceToken(MarketingProgramsDefinition),
   tag: 'Marketing programs',
   names: ['marketing program', 'marketing programs'],
-  operations: {
-    list: 'listMarketingPrograms',
-    create: 'createMarketingProgram',
-    get: 'getMarketingProgram',
-    update: 'updateMarketingProgram',
-    delete: 'deleteMarketingProgram',
-  },
   permissions: marketing,
   routes: { collection: 'marketing-programs', item: 'marketing-programs/:id', itemParam: 'id' },
   response: MarketingProgramResponse,
@@ -45,13 +38,6 @@ export const CampaignGroupsController = createResourceController({
   service: resourceServiceToken(CampaignGroupsDefinition),
   tag: 'Campaign groups',
   names: ['campaign group', 'campaign groups'],
-  operations: {
-    list: 'listCampaignGroups',
-    create: 'createCampaignGroup',
-    get: 'getCampaignGroup',
-    update: 'updateCampaignGroup',
-    delete: 'deleteCampaignGroup',
-  },
   permissions: marketing,
   routes: {
     collection: 'marketing-programs/:program_id/campaign-groups',
@@ -69,13 +55,6 @@ export const CampaignsController = createResourceController({
   service: resourceServiceToken(CampaignsDefinition),
   tag: 'Campaigns',
   names: ['campaign', 'campaigns'],
-  operations: {
-    list: 'listCampaigns',
-    create: 'createCampaign',
-    get: 'getCampaign',
-    update: 'updateCampaign',
-    delete: 'deleteCampaign',
-  },
   permissions: marketing,
   routes: {
     collection: 'campaign-groups/:group_id/campaigns',
@@ -93,13 +72,6 @@ export const TreatmentGroupsController = createResourceController({
   service: resourceServiceToken(TreatmentGroupsDefinition),
   tag: 'Treatment groups',
   names: ['treatment group', 'treatment groups'],
-  operations: {
-    list: 'listTreatmentGroups',
-    create: 'createTreatmentGroup',
-    get: 'getTreatmentGroup',
-    update: 'updateTreatmentGroup',
-    delete: 'deleteTreatmentGroup',
-  },
   permissions: marketing,
   routes: {
     collection: 'campaigns/:campaign_id/treatment-groups',
@@ -117,13 +89,6 @@ export const CampaignKpisController = createResourceController({
   service: resourceServiceToken(CampaignKpisDefinition),
   tag: 'KPIs and customer goals',
   names: ['campaign KPI', 'campaign KPIs'],
-  operations: {
-    list: 'listCampaignKpis',
-    create: 'createCampaignKpi',
-    get: 'getCampaignKpi',
-    update: 'updateCampaignKpi',
-    delete: 'deleteCampaignKpi',
-  },
   permissions: marketing,
   routes: {
     collection: 'campaigns/:campaign_id/kpis',
@@ -142,12 +107,7 @@ export const CustomerGoalsController = createResourceController({
   service: resourceServiceToken(CustomerGoalsDefinition),
   tag: 'KPIs and customer goals',
   names: ['customer goal', 'customer goals'],
-  operations: {
-    list: 'listCustomerGoals',
-    create: 'createCustomerGoal',
-    update: 'updateCustomerGoal',
-    delete: 'deleteCustomerGoal',
-  },
+  without: ['get'],
   permissions: marketing,
   routes: {
     collection: 'campaigns/:campaign_id/customer-goals',
