@@ -946,7 +946,7 @@ describe('marketing', () => {
  * Behaviour the contract asks for that the shared code in src/common does not give yet. These
  * tests fail until it is fixed there (see each test for the file); they are not skipped on purpose.
  */
-describe('known bugs in src/common (marketing lists and fields)', () => {
+describe('list and field edge cases', () => {
   let t: TestApp;
   let token: string;
 

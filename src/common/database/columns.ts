@@ -38,7 +38,17 @@ function wholeSecondNow(): Date {
 
 /** DECIMAL(precision, scale); the record mapper returns it as a JSON number. */
 export const DecimalColumn = (precision: number, scale: number, options: ColumnOptions = {}) =>
-  Column({ type: 'decimal', precision, scale, ...options });
+  Column({
+    type: 'decimal',
+    precision,
+    scale,
+    // SQLite would keep 0.1 + 0.2 as 0.30000000000000004; store what DECIMAL(p, s) keeps on MySQL.
+    transformer: {
+      to: (value: unknown) => (typeof value === 'number' ? Number(value.toFixed(scale)) : value),
+      from: (value: unknown) => value,
+    },
+    ...options,
+  });
 
 /** Free text, and "JSON string" fields, which are stored and returned byte for byte. */
 export const TextColumn = (options: ColumnOptions = {}) => Column({ type: 'text', ...options });

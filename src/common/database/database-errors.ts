@@ -56,7 +56,12 @@ export function uniqueViolationField(error: unknown): string | null | undefined 
     return key ? (/^[a-z]+_(.+)_unique$/.exec(key)?.[1] ?? null) : null;
   }
   if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    return /UNIQUE constraint failed: [^.]+\.([\w]+)/.exec(text)?.[1] ?? null;
+    // "UNIQUE constraint failed: customers.tenant_id, customers.external_id": the scope comes first.
+    const columns = /UNIQUE constraint failed: (.+)$/
+      .exec(text)?.[1]
+      .split(',')
+      .map((c) => c.trim().split('.').pop());
+    return columns?.[columns.length - 1] ?? null;
   }
   return undefined;
 }

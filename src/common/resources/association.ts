@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Query, type Provider, type Type } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { PermissionName } from '../auth/permissions.js';
 import { RequirePermission } from '../auth/require-permission.decorator.js';
 import { RecordNotFound, ValidationFailed } from '../http/api-exception.js';
@@ -13,6 +13,7 @@ import { paginate, resolveSort } from './keyset-paginator.js';
 import { listIndexName } from './list-index.js';
 import { ListQueryDto } from './list-query.dto.js';
 import type { ParentDefinition } from './resource-definition.js';
+import { pascalCase } from './resource.controller.js';
 import { defineRoute } from './route-builder.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
 import { TenantScopedRepository } from './tenant-scoped.repository.js';
@@ -59,14 +60,7 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
     const qb = this.links
       .query(undefined, undefined, listIndexName(this.links.alias, sort.field))
       .andWhere(`${this.links.alias}.${definition.owner.column} = :ownerId`, { ownerId });
-    const targetMeta = this.dataSource.getMetadata(definition.target.entity);
-    if (targetMeta.deleteDateColumn) {
-      qb.innerJoin(
-        definition.target.entity,
-        'target',
-        `target.id = ${this.links.alias}.${definition.target.column} AND target.${targetMeta.deleteDateColumn.propertyName} IS NULL`,
-      );
-    }
+    this.joinLiveTarget(qb);
     return paginate(qb, query, LINK_SORTS, (rows) => definition.respond(rows, this.dataSource.manager));
   }
 
@@ -119,10 +113,24 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
     });
   }
 
+  /** The owner's links whose target still exists (a soft-deleted target's links vanish). */
   private linksOf(ownerId: number, manager: EntityManager) {
-    return this.links
+    const qb = this.links
       .query(manager)
       .andWhere(`${this.links.alias}.${this.definition.owner.column} = :ownerId`, { ownerId });
+    return this.joinLiveTarget(qb);
+  }
+
+  private joinLiveTarget<Q extends SelectQueryBuilder<A>>(qb: Q): Q {
+    const deleted = this.dataSource.getMetadata(this.definition.target.entity).deleteDateColumn;
+    if (deleted) {
+      qb.innerJoin(
+        this.definition.target.entity,
+        'target',
+        `target.id = ${this.links.alias}.${this.definition.target.column} AND target.${deleted.propertyName} IS NULL`,
+      );
+    }
+    return qb;
   }
 
   private async findOwner(ownerId: number, manager?: EntityManager, lock = false): Promise<void> {
@@ -158,7 +166,6 @@ export interface AssociationControllerOptions {
   tag: string;
   /** ['audience', 'audiences'] */
   names: [string, string];
-  operations: { list: string; create: string; remove: string };
   permissions: { view: PermissionName; manage: PermissionName };
   /** e.g. `campaigns/:campaign_id/audiences` */
   collection: string;
@@ -172,6 +179,11 @@ export interface AssociationControllerOptions {
 /** The three routes of a campaign association, each one call into AssociationService. */
 export function createAssociationController(options: AssociationControllerOptions): Type<unknown> {
   const [one, many] = options.names;
+  const operations = {
+    list: `listCampaign${pascalCase(many)}`,
+    create: `addCampaign${pascalCase(one)}`,
+    remove: `removeCampaign${pascalCase(one)}`,
+  };
 
   @ApiTags(options.tag)
   @Controller()
@@ -182,7 +194,7 @@ export function createAssociationController(options: AssociationControllerOption
   }
 
   const owner = IdParam(options.ownerParam);
-  defineRoute(AssociationController, options.operations.list, {
+  defineRoute(AssociationController, operations.list, {
     handler(this: AssociationController, ownerId: number, query: ListQueryDto) {
       return this.service.list(ownerId, query);
     },
@@ -198,7 +210,7 @@ export function createAssociationController(options: AssociationControllerOption
       [Query(), ListQueryDto],
     ],
   });
-  defineRoute(AssociationController, options.operations.create, {
+  defineRoute(AssociationController, operations.create, {
     handler(this: AssociationController, ownerId: number, dto: object) {
       return this.service.create(ownerId, dto);
     },
@@ -216,7 +228,7 @@ export function createAssociationController(options: AssociationControllerOption
     ],
   });
   const byTarget = options.remove.by === 'target';
-  defineRoute(AssociationController, options.operations.remove, {
+  defineRoute(AssociationController, operations.remove, {
     async handler(this: AssociationController, ...ids: number[]) {
       if (byTarget) await this.service.removeByTarget(ids[0], ids[1]);
       else await this.service.removeById(ids[0]);

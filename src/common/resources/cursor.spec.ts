@@ -1,6 +1,6 @@
 import { ValidationFailed } from '../http/api-exception.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
-import { resolveSort } from './keyset-paginator.js';
+import { assertCursorValue, decodeCursor, encodeCursor } from './cursor.js';
+import { keysetCondition, resolveSort } from './keyset-paginator.js';
 
 describe('cursor', () => {
   it('round-trips a position', () => {
@@ -28,7 +28,13 @@ describe('cursor', () => {
 describe('resolveSort', () => {
   const fields = { name: 'string', created_at: 'date' } as const;
   it('defaults to newest first', () => {
-    expect(resolveSort(undefined, fields)).toEqual({ key: '-id', field: 'id', type: 'number', direction: 'DESC' });
+    expect(resolveSort(undefined, fields)).toEqual({
+      key: '-id',
+      field: 'id',
+      type: 'number',
+      nullable: false,
+      direction: 'DESC',
+    });
   });
   it('reads ascending and descending fields', () => {
     expect(resolveSort('name', fields)).toMatchObject({ field: 'name', direction: 'ASC', type: 'string' });
@@ -37,5 +43,55 @@ describe('resolveSort', () => {
   it('rejects unknown fields', () => {
     expect(() => resolveSort('password', fields)).toThrow(ValidationFailed);
     expect(() => resolveSort('--name', fields)).toThrow(ValidationFailed);
+  });
+});
+
+describe('keysetCondition', () => {
+  const sort = (direction: 'ASC' | 'DESC') => ({
+    key: 'x',
+    field: 'last_name',
+    type: 'string' as const,
+    nullable: true,
+    direction,
+  });
+
+  it('walks past equal values by id, ascending and descending', () => {
+    expect(keysetCondition('c.last_name', 'c.id', sort('ASC'), 'Smith', 7)[0]).toBe(
+      '(c.last_name > :cursorValue OR (c.last_name = :cursorValue AND c.id > :cursorId))',
+    );
+    expect(keysetCondition('c.last_name', 'c.id', sort('DESC'), 'Smith', 7)[0]).toBe(
+      '((c.last_name < :cursorValue OR (c.last_name = :cursorValue AND c.id < :cursorId)) OR c.last_name IS NULL)',
+    );
+  });
+
+  it('places NULLs first ascending and last descending', () => {
+    expect(keysetCondition('c.last_name', 'c.id', sort('ASC'), null, 7)[0]).toBe(
+      '((c.last_name IS NULL AND c.id > :cursorId) OR c.last_name IS NOT NULL)',
+    );
+    expect(keysetCondition('c.last_name', 'c.id', sort('DESC'), null, 7)[0]).toBe(
+      '(c.last_name IS NULL AND c.id < :cursorId)',
+    );
+  });
+
+  it('binds date cursors as dates', () => {
+    const [, params] = keysetCondition(
+      'c.created_at',
+      'c.id',
+      { ...sort('ASC'), type: 'date' },
+      '2026-01-01T00:00:00.000Z',
+      1,
+    );
+    expect(params.cursorValue).toEqual(new Date('2026-01-01T00:00:00.000Z'));
+  });
+});
+
+describe('assertCursorValue', () => {
+  it('accepts values of the sort kind only', () => {
+    expect(() => assertCursorValue('2026-01-01T00:00:00.000Z', 'date', false)).not.toThrow();
+    expect(() => assertCursorValue('garbage', 'date', false)).toThrow(ValidationFailed);
+    expect(() => assertCursorValue(12, 'date', false)).toThrow(ValidationFailed);
+    expect(() => assertCursorValue('abc', 'number', false)).toThrow(ValidationFailed);
+    expect(() => assertCursorValue(null, 'string', false)).toThrow(ValidationFailed);
+    expect(() => assertCursorValue(null, 'string', true)).not.toThrow();
   });
 });

@@ -34,3 +34,16 @@ export function decodeCursor(cursor: string, sort: string): CursorPosition {
   if (value !== null && typeof value !== 'string' && typeof value !== 'number') throw invalid();
   return { sort: cursorSort, value, id };
 }
+
+/** The cursor's value must be of the sort column's kind (a date cursor holds an ISO instant). */
+export function assertCursorValue(value: unknown, type: 'number' | 'string' | 'date', nullable: boolean): void {
+  const fits =
+    (value === null && nullable) ||
+    (type === 'number' && typeof value === 'number' && Number.isFinite(value)) ||
+    (type === 'string' && typeof value === 'string') ||
+    (type === 'date' &&
+      typeof value === 'string' &&
+      /^\d{4}-\d{2}-\d{2}T/.test(value) &&
+      !Number.isNaN(Date.parse(value)));
+  if (!fits) throw ValidationFailed.field('cursor', 'The cursor is invalid.');
+}

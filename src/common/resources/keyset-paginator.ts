@@ -1,18 +1,22 @@
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { ValidationFailed } from '../http/api-exception.js';
 import { Page, type PageMeta } from '../http/page.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { assertCursorValue, decodeCursor, encodeCursor } from './cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from './list-query.dto.js';
 
 export type SortValueType = 'number' | 'string' | 'date';
 
+/** A sort column's kind; `string|null` marks a nullable column (NULLs sort first ascending). */
+export type SortFieldType = SortValueType | 'string|null';
+
 /** Sort fields a list accepts: the public name → its column and value type. `id` is always allowed. */
-export type SortFields = Record<string, SortValueType>;
+export type SortFields = Record<string, SortFieldType>;
 
 export interface ResolvedSort {
   key: string;
   field: string;
   type: SortValueType;
+  nullable: boolean;
   direction: 'ASC' | 'DESC';
 }
 
@@ -20,7 +24,8 @@ export function resolveSort(sort: string | undefined, fields: SortFields): Resol
   const key = sort ?? '-id';
   const descending = key.startsWith('-');
   const field = descending ? key.slice(1) : key;
-  const type = field === 'id' ? 'number' : fields[field];
+  const declared = field === 'id' ? 'number' : fields[field];
+  const type = declared === 'string|null' ? 'string' : declared;
   if (!type) {
     const allowed = ['id', ...Object.keys(fields)].join(', ');
     throw ValidationFailed.field(
@@ -28,7 +33,7 @@ export function resolveSort(sort: string | undefined, fields: SortFields): Resol
       `The selected sort is invalid. Sort by one of: ${allowed} (prefix - for descending).`,
     );
   }
-  return { key, field, type, direction: descending ? 'DESC' : 'ASC' };
+  return { key, field, type, nullable: declared === 'string|null', direction: descending ? 'DESC' : 'ASC' };
 }
 
 /**
@@ -49,15 +54,12 @@ export async function paginate<E extends ObjectLiteral, R>(
 
   if (query.cursor) {
     const position = decodeCursor(query.cursor, sort.key);
-    const op = sort.direction === 'ASC' ? '>' : '<';
     if (sort.field === 'id') {
-      qb.andWhere(`${alias}.id ${op} :cursorId`, { cursorId: position.id });
+      qb.andWhere(`${alias}.id ${sort.direction === 'ASC' ? '>' : '<'} :cursorId`, { cursorId: position.id });
     } else {
-      const value =
-        sort.type === 'date' && typeof position.value === 'string' ? new Date(position.value) : position.value;
+      assertCursorValue(position.value ?? null, sort.type, sort.nullable);
       qb.andWhere(
-        `(${alias}.${sort.field} ${op} :cursorValue OR (${alias}.${sort.field} = :cursorValue AND ${alias}.id ${op} :cursorId))`,
-        { cursorValue: value, cursorId: position.id },
+        ...keysetCondition(`${alias}.${sort.field}`, `${alias}.id`, sort, position.value ?? null, position.id),
       );
     }
   }
@@ -85,4 +87,29 @@ function sortValue(row: ObjectLiteral, sort: ResolvedSort): string | number | nu
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'number' || typeof value === 'string') return value;
   return null;
+}
+
+/**
+ * "After the cursor" for (column, id), with NULLs where both databases put them: first when
+ * ascending, last when descending.
+ */
+export function keysetCondition(
+  column: string,
+  idColumn: string,
+  sort: ResolvedSort,
+  value: string | number | null,
+  id: number,
+): [string, Record<string, unknown>] {
+  const ascending = sort.direction === 'ASC';
+  const op = ascending ? '>' : '<';
+  const params = {
+    cursorValue: sort.type === 'date' && typeof value === 'string' ? new Date(value) : value,
+    cursorId: id,
+  };
+  if (value === null) {
+    const sameNull = `(${column} IS NULL AND ${idColumn} ${op} :cursorId)`;
+    return [ascending ? `(${sameNull} OR ${column} IS NOT NULL)` : sameNull, params];
+  }
+  const after = `(${column} ${op} :cursorValue OR (${column} = :cursorValue AND ${idColumn} ${op} :cursorId))`;
+  return [ascending ? after : `(${after} OR ${column} IS NULL)`, params];
 }

@@ -307,7 +307,9 @@ export function parseDateLike(value: unknown): Date | null {
   if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[7] ?? 0) > 59)) return null;
   const iso = DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value.replace(' ', 'T') + (m[9] ? '' : 'Z');
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? null : date;
+  // MySQL DATETIME holds years 1000 to 9999 (after the offset is applied).
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1000 || date.getUTCFullYear() > 9999) return null;
+  return date;
 }
 
 export interface DateFieldOptions extends FieldOptions {

@@ -11,7 +11,7 @@ import { Customer } from './entities/customer.entity.js';
 export class CustomersDefinition implements ResourceDefinition<Customer, unknown, CustomerDto> {
   entity = Customer;
   label = 'customer';
-  sorts = { last_name: 'string', email: 'string', created_at: 'date' } as const;
+  sorts = { last_name: 'string|null', email: 'string|null', created_at: 'date' } as const;
   filters = { q: ['first_name', 'last_name', 'email', 'external_id'], exact: ['email', 'external_id', 'is_active'] };
 
   toColumns(dto: CustomerDto, existing?: Customer): Partial<Customer> {
@@ -39,13 +39,6 @@ export const CustomersController = createResourceController({
   service: resourceServiceToken(CustomersDefinition),
   tag: 'Customers',
   names: ['customer', 'customers'],
-  operations: {
-    list: 'listCustomers',
-    create: 'createCustomer',
-    get: 'getCustomer',
-    update: 'updateCustomer',
-    delete: 'deleteCustomer',
-  },
   permissions: { view: 'customers.view', manage: 'customers.manage' },
   routes: { collection: 'customers', item: 'customers/:id', itemParam: 'id' },
   response: CustomerResponse,
