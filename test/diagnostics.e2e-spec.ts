@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { login } from './support/auth.js';
 import { SCHEMA_LISTING } from './support/schema-listing.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { mysqlBaseUrl } from './support/test-database.js';
@@ -125,6 +127,56 @@ describe('diagnostics', () => {
       expect(after).toEqual(before);
     } finally {
       await second.app.close();
+    }
+  });
+});
+
+describe('diagnostics failures', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers /api/db/schema with its 500 body when the metadata cannot be read', async () => {
+    const dataSource = t.app.get(DataSource);
+    await dataSource.query('ALTER TABLE table_metadata RENAME TO table_metadata_gone');
+    try {
+      const res = await t.http.get('/api/db/schema').expect(500);
+      expect(res.body).toEqual({
+        code: 500,
+        message: 'Failed to retrieve database schema.',
+        data: { error: expect.stringContaining('table_metadata') },
+      });
+      expect(res.headers['cache-control']).toBe('no-cache, private');
+    } finally {
+      await dataSource.query('ALTER TABLE table_metadata_gone RENAME TO table_metadata');
+    }
+    await t.http.get('/api/db/schema').expect(200);
+  });
+});
+
+describe('first start', () => {
+  it('creates the super-admin with a generated password printed once, never again', async () => {
+    const lines: string[] = [];
+    const spy = jest.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(String(line)));
+    try {
+      const first = await createTestApp({ env: { ADMIN_PASSWORD: undefined, ADMIN_EMAIL: 'owner@example.com' } });
+      const printed = lines.filter((l) => l.includes('owner@example.com'));
+      expect(printed).toHaveLength(1);
+      const password = /owner@example\.com \/ (\S+)/.exec(printed[0])![1];
+      await login(first, 'owner@example.com', password);
+      const second = await createTestApp({
+        sharedWith: first,
+        env: { ADMIN_PASSWORD: undefined, ADMIN_EMAIL: 'owner@example.com' },
+      });
+      await second.app.close();
+      expect(lines.filter((l) => l.includes('owner@example.com'))).toHaveLength(1);
+      const tenants = await first.app.get(DataSource).query('SELECT name FROM tenants');
+      expect(tenants).toEqual([{ name: 'Default' }]);
+      await first.close();
+    } finally {
+      spy.mockRestore();
     }
   });
 });
