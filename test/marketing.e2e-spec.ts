@@ -957,6 +957,17 @@ describe('list and field edge cases', () => {
   });
   afterAll(() => t.close());
 
+  it('keeps dates to whole seconds on every database, as DATETIME does', async () => {
+    const program = await newProgram(t, token, {
+      start_date: '2026-03-01T10:20:30.750Z',
+      end_date: '2026-03-02T00:00:00.999+01:00',
+    });
+    expect({ start: program.start_date, end: program.end_date }).toEqual({
+      start: '2026-03-01T10:20:30.000Z',
+      end: '2026-03-01T23:00:00.000Z',
+    });
+  });
+
   // src/common/validation/fields.ts (parseDateLike / DateField): the offset moves the instant past
   // what a DATETIME column stores. Observed: SQLite 201 with end_date "0000-01-01T04:00:00.000Z",
   // MariaDB 500 "Server Error". API-CONVENTIONS §6: beyond what the column stores is a 422.

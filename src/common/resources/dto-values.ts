@@ -1,7 +1,7 @@
 import { parseDateLike } from '../validation/fields.js';
 
-/** A validated date field as the Date to store. */
-export const dateValue = (value: string): Date => parseDateLike(value)!;
+/** A validated date field as the Date to store, in whole seconds as MySQL DATETIME keeps it on every database. */
+export const dateValue = (value: string): Date => new Date(Math.floor(parseDateLike(value)!.getTime() / 1000) * 1000);
 
 /**
  * An optional field of a body: the value sent (null included), else the record's current value
