@@ -110,7 +110,8 @@ export class AccessTokenService {
   }
 
   async revoke(tokenId: number): Promise<void> {
-    await this.dataSource.getRepository(PersonalAccessToken).delete({ id: tokenId });
+    // In a transaction of its own so that it never lands inside another request's (SQLite).
+    await this.dataSource.transaction((manager) => manager.delete(PersonalAccessToken, { id: tokenId }));
   }
 
   async revokeAllOfUser(manager: EntityManager, userId: number): Promise<void> {
