@@ -85,6 +85,8 @@ function sortValue(row: ObjectLiteral, sort: ResolvedSort): string | number | nu
   if (sort.field === 'id') return null;
   const value: unknown = row[sort.field];
   if (value instanceof Date) return value.toISOString();
+  // DECIMAL arrives as a string from mysql2; the cursor keeps the number the sort compares.
+  if (sort.type === 'number' && typeof value === 'string') return Number(value);
   if (typeof value === 'number' || typeof value === 'string') return value;
   return null;
 }
