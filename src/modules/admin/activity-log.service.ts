@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { isSuperAdmin } from '../../common/auth/auth-user.js';
 import type { Page } from '../../common/http/page.js';
-import { paginate } from '../../common/resources/keyset-paginator.js';
+import { paginate, resolveSort } from '../../common/resources/keyset-paginator.js';
+import { listIndexName } from '../../common/resources/list-index.js';
 import {
   InjectTenantRepository,
   type TenantScopedRepository,
@@ -11,6 +12,8 @@ import {
 import { RequestContext } from '../../common/tenancy/request-context.js';
 import { toActivityLogResponse, type ActivityLogQueryDto, type ActivityLogResponse } from './dto/activity-log.dto.js';
 import { ActivityLog } from './entities/activity-log.entity.js';
+
+const SORTS = { created_at: 'date' } as const;
 
 @Injectable()
 export class ActivityLogService {
@@ -24,13 +27,21 @@ export class ActivityLogService {
   list(query: ActivityLogQueryDto): Promise<Page<ActivityLogResponse>> {
     const user = this.context.user();
     const acrossTenants = user !== undefined && isSuperAdmin(user) && !this.context.tenantChosen();
-    const qb = acrossTenants ? this.listAcrossTenants() : this.entries.query();
+    const filtered = [query.subject_type, query.subject_id, query.causer_id, query.event].some((v) => v !== undefined);
+    // Unfiltered, name the index of the sort (the tenant's newest entries); filters have their own.
+    const sortField = resolveSort(query.sort, SORTS).field;
+    const index = filtered
+      ? undefined
+      : sortField === 'id'
+        ? 'activity_log_tenant_id_id_index'
+        : listIndexName('activity_log', sortField);
+    const qb = acrossTenants ? this.listAcrossTenants() : this.entries.query(undefined, undefined, index);
     if (query.subject_type)
       qb.andWhere('activity_log.subject_type = :subjectType', { subjectType: query.subject_type });
     if (query.subject_id) qb.andWhere('activity_log.subject_id = :subjectId', { subjectId: query.subject_id });
     if (query.causer_id) qb.andWhere('activity_log.causer_id = :causerId', { causerId: query.causer_id });
     if (query.event) qb.andWhere('activity_log.event = :event', { event: query.event });
-    return paginate(qb, query, { created_at: 'date' }, (rows) => rows.map(toActivityLogResponse));
+    return paginate(qb, query, SORTS, (rows) => rows.map(toActivityLogResponse));
   }
 
   /** The one cross-tenant read of the log, for super-admins. */

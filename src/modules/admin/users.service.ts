@@ -5,7 +5,8 @@ import type { AuthUser } from '../../common/auth/auth-user.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { DeleteConflict, RecordNotFound, ValidationFailed } from '../../common/http/api-exception.js';
 import type { Page } from '../../common/http/page.js';
-import { paginate } from '../../common/resources/keyset-paginator.js';
+import { paginate, resolveSort } from '../../common/resources/keyset-paginator.js';
+import { listIndexName } from '../../common/resources/list-index.js';
 import { whereContains } from '../../common/resources/search.js';
 import {
   InjectTenantRepository,
@@ -17,6 +18,8 @@ import { toUserResponse, type UserResponse } from './dto/user.response.js';
 import { User } from './entities/user.entity.js';
 import { RoleAssignments } from './role-assignments.js';
 import { UserAccessReader } from './user-access.reader.js';
+
+const SORTS = { name: 'string', email: 'string', created_at: 'date' } as const;
 
 @Injectable()
 export class UsersService {
@@ -30,10 +33,14 @@ export class UsersService {
   ) {}
 
   async list(query: UserListQueryDto): Promise<Page<UserResponse>> {
-    const qb = this.users.query();
+    const filtered = query.q !== undefined || query.is_active !== undefined;
+    // Unfiltered, name the index of the sort (the foundation migration named the id one differently).
+    const field = resolveSort(query.sort, SORTS).field;
+    const index = filtered ? undefined : field === 'id' ? 'users_tenant_id_id_index' : listIndexName('users', field);
+    const qb = this.users.query(undefined, undefined, index);
     if (query.q) whereContains(qb, ['name', 'email'], query.q);
     if (query.is_active !== undefined) qb.andWhere('users.is_active = :active', { active: query.is_active });
-    return paginate(qb, query, { name: 'string', email: 'string', created_at: 'date' }, (rows) => this.withRoles(rows));
+    return paginate(qb, query, SORTS, (rows) => this.withRoles(rows));
   }
 
   async get(id: number): Promise<UserResponse> {
