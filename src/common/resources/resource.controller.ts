@@ -5,6 +5,7 @@ import { RequirePermission } from '../auth/require-permission.decorator.js';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator.js';
 import { ApiIdParam, IdParam } from './id-param.js';
 import type { ListQueryDto } from './list-query.dto.js';
+import { resourceServiceToken } from './resource.providers.js';
 import type { ResourceService } from './resource.service.js';
 import { defineRoute } from './route-builder.js';
 
@@ -41,8 +42,8 @@ export interface ResourceRoutes {
 }
 
 export interface ResourceControllerOptions {
-  /** The ResourceService provider to call. */
-  service: string | symbol | Type<unknown>;
+  /** The resource's definition; its ResourceService (see resourceService()) answers the routes. */
+  definition: Type<unknown>;
   tag: string;
   /** Singular and plural names, for summaries and operation ids: ['campaign KPI', 'campaign KPIs']. */
   names: [string, string];
@@ -71,7 +72,9 @@ export function createResourceController(options: ResourceControllerOptions): Ty
   @ApiTags(options.tag)
   @Controller()
   class ResourceController {
-    constructor(@Inject(options.service) readonly service: ResourceService<never, unknown, object>) {}
+    constructor(
+      @Inject(resourceServiceToken(options.definition)) readonly service: ResourceService<never, unknown, object>,
+    ) {}
   }
 
   const define = (

@@ -3,7 +3,7 @@ import { associationService, createAssociationController } from '../../common/re
 import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { ReferenceChecker } from '../../common/resources/reference-checker.js';
 import { createResourceController } from '../../common/resources/resource.controller.js';
-import { resourceService, resourceServiceToken } from '../../common/resources/resource.providers.js';
+import { resourceService } from '../../common/resources/resource.providers.js';
 import { CampaignCascade } from '../marketing/campaign-cascade.js';
 import { MarketingModule } from '../marketing/marketing.module.js';
 import { AudiencesDefinition, CampaignAudiencesDefinition, SubAudiencesDefinition } from './audience.definitions.js';
@@ -21,7 +21,7 @@ import { CampaignAudience, SubAudience } from './entities/audience.entity.js';
 const audiences = { view: 'audiences.view', manage: 'audiences.manage' } as const;
 
 export const AudiencesController = createResourceController({
-  service: resourceServiceToken(AudiencesDefinition),
+  definition: AudiencesDefinition,
   tag: 'Audiences',
   names: ['audience', 'audiences'],
   permissions: audiences,
@@ -33,7 +33,7 @@ export const AudiencesController = createResourceController({
 });
 
 export const SubAudiencesController = createResourceController({
-  service: resourceServiceToken(SubAudiencesDefinition),
+  definition: SubAudiencesDefinition,
   tag: 'Audiences',
   names: ['sub-audience', 'sub-audiences'],
   permissions: audiences,

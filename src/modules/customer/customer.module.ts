@@ -3,7 +3,7 @@ import { ValidationFailed } from '../../common/http/api-exception.js';
 import { optional } from '../../common/resources/dto-values.js';
 import type { ResourceDefinition, WriteContext } from '../../common/resources/resource-definition.js';
 import { createResourceController } from '../../common/resources/resource.controller.js';
-import { resourceService, resourceServiceToken } from '../../common/resources/resource.providers.js';
+import { resourceService } from '../../common/resources/resource.providers.js';
 import { CustomerDto, CustomerListQueryDto, CustomerResponse } from './dto/customer.dto.js';
 import { Customer } from './entities/customer.entity.js';
 
@@ -36,7 +36,7 @@ export class CustomersDefinition implements ResourceDefinition<Customer, unknown
 }
 
 export const CustomersController = createResourceController({
-  service: resourceServiceToken(CustomersDefinition),
+  definition: CustomersDefinition,
   tag: 'Customers',
   names: ['customer', 'customers'],
   permissions: { view: 'customers.view', manage: 'customers.manage' },

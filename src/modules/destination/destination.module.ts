@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { associationService, createAssociationController } from '../../common/resources/association.js';
 import { ReferenceChecker } from '../../common/resources/reference-checker.js';
 import { createResourceController } from '../../common/resources/resource.controller.js';
-import { resourceService, resourceServiceToken } from '../../common/resources/resource.providers.js';
+import { resourceService } from '../../common/resources/resource.providers.js';
 import { CampaignCascade } from '../marketing/campaign-cascade.js';
 import { MarketingModule } from '../marketing/marketing.module.js';
 import { CampaignDestinationsDefinition, DestinationsDefinition } from './destination.definitions.js';
@@ -18,7 +18,7 @@ import { CampaignDestination } from './entities/destination.entity.js';
 const destinations = { view: 'destinations.view', manage: 'destinations.manage' } as const;
 
 export const DestinationsController = createResourceController({
-  service: resourceServiceToken(DestinationsDefinition),
+  definition: DestinationsDefinition,
   tag: 'Destinations',
   names: ['destination', 'destinations'],
   permissions: destinations,

@@ -1,6 +1,5 @@
 import { createResourceController } from '../../common/resources/resource.controller.js';
 import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
-import { resourceServiceToken } from '../../common/resources/resource.providers.js';
 import { CampaignKpiDto, CustomerGoalDto, TreatmentGroupDto } from './dto/campaign-children.dto.js';
 import {
   CampaignGroupResponse,
@@ -23,7 +22,7 @@ import {
 const marketing = { view: 'marketing.view', manage: 'marketing.manage' } as const;
 
 export const MarketingProgramsController = createResourceController({
-  service: resourceServiceToken(MarketingProgramsDefinition),
+  definition: MarketingProgramsDefinition,
   tag: 'Marketing programs',
   names: ['marketing program', 'marketing programs'],
   permissions: marketing,
@@ -35,7 +34,7 @@ export const MarketingProgramsController = createResourceController({
 });
 
 export const CampaignGroupsController = createResourceController({
-  service: resourceServiceToken(CampaignGroupsDefinition),
+  definition: CampaignGroupsDefinition,
   tag: 'Campaign groups',
   names: ['campaign group', 'campaign groups'],
   permissions: marketing,
@@ -52,7 +51,7 @@ export const CampaignGroupsController = createResourceController({
 });
 
 export const CampaignsController = createResourceController({
-  service: resourceServiceToken(CampaignsDefinition),
+  definition: CampaignsDefinition,
   tag: 'Campaigns',
   names: ['campaign', 'campaigns'],
   permissions: marketing,
@@ -69,7 +68,7 @@ export const CampaignsController = createResourceController({
 });
 
 export const TreatmentGroupsController = createResourceController({
-  service: resourceServiceToken(TreatmentGroupsDefinition),
+  definition: TreatmentGroupsDefinition,
   tag: 'Treatment groups',
   names: ['treatment group', 'treatment groups'],
   permissions: marketing,
@@ -86,7 +85,7 @@ export const TreatmentGroupsController = createResourceController({
 });
 
 export const CampaignKpisController = createResourceController({
-  service: resourceServiceToken(CampaignKpisDefinition),
+  definition: CampaignKpisDefinition,
   tag: 'KPIs and customer goals',
   names: ['campaign KPI', 'campaign KPIs'],
   permissions: marketing,
@@ -104,7 +103,7 @@ export const CampaignKpisController = createResourceController({
 
 // INTERFACE.md lists no route to read one customer goal.
 export const CustomerGoalsController = createResourceController({
-  service: resourceServiceToken(CustomerGoalsDefinition),
+  definition: CustomerGoalsDefinition,
   tag: 'KPIs and customer goals',
   names: ['customer goal', 'customer goals'],
   without: ['get'],

@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import { associationService, createAssociationController } from '../../common/resources/association.js';
 import { createResourceController } from '../../common/resources/resource.controller.js';
-import { resourceService, resourceServiceToken } from '../../common/resources/resource.providers.js';
+import { resourceService } from '../../common/resources/resource.providers.js';
 import { CampaignCascade } from '../marketing/campaign-cascade.js';
 import { MarketingModule } from '../marketing/marketing.module.js';
 import { CampaignValidationRule } from './entities/campaign-validation-rule.entity.js';
@@ -21,7 +21,7 @@ import {
 } from './validation-rules.js';
 
 export const ValidationRulesController = createResourceController({
-  service: resourceServiceToken(ValidationRulesDefinition),
+  definition: ValidationRulesDefinition,
   tag: 'Validation rules',
   names: ['validation rule', 'validation rules'],
   permissions: { view: 'validation-rules.view', manage: 'validation-rules.manage' },
