@@ -10,7 +10,8 @@ import { ApiEnvelope } from '../openapi/api-envelope.decorator.js';
 import { RequestContext } from '../tenancy/request-context.js';
 import { ApiIdParam, IdParam } from './id-param.js';
 import { paginate, resolveSort } from './keyset-paginator.js';
-import { listIndexName } from './list-index.js';
+import { recordMapper } from './record-mapper.js';
+import type { ResourceService } from './resource.service.js';
 import { ListQueryDto } from './list-query.dto.js';
 import type { ParentDefinition } from './resource-definition.js';
 import { pascalCase } from './resource.controller.js';
@@ -21,17 +22,20 @@ import { TenantScopedRepository } from './tenant-scoped.repository.js';
 const LINK_SORTS = { created_at: 'date' } as const;
 
 /** A link between a campaign (the owner) and another record (the target), with its own fields. */
-export interface AssociationDefinition<A extends TenantOwnedEntity, Dto extends object, R> {
+export interface AssociationDefinition<A extends TenantOwnedEntity, Dto extends object, R, T extends object = object> {
   entity: Type<A>;
   owner: ParentDefinition;
-  target: { entity: Type<TenantOwnedEntity>; column: string; label: string };
+  /** The column naming the target, and the target's own resource service (its records, its tenant scope). */
+  target: { column: string; label: string };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  targets: ResourceService<any, T>;
   /** The same target may be linked once per owner (a second link is a 422 on the target column). */
   unique: boolean;
   targetId(dto: Dto): number;
   toColumns(dto: Dto): Partial<A>;
   validate?(dto: Dto, context: { manager: EntityManager; ownerId: number }): Promise<void>;
-  /** The answer for a page of links (one query per page for the targets). */
-  respond(links: A[], manager: EntityManager): Promise<R[]>;
+  /** One item of the answer, from the link's record and its target's record. */
+  present(link: Record<string, unknown>, target: T): R;
 }
 
 /**
@@ -41,7 +45,7 @@ export interface AssociationDefinition<A extends TenantOwnedEntity, Dto extends 
 export class AssociationService<A extends TenantOwnedEntity, Dto extends object, R> {
   private readonly links: TenantScopedRepository<A>;
   private readonly owners: TenantScopedRepository<TenantOwnedEntity>;
-  private readonly targets: TenantScopedRepository<TenantOwnedEntity>;
+  private readonly toLinkRecord: (link: A) => Record<string, unknown>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -50,7 +54,7 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
   ) {
     this.links = new TenantScopedRepository(dataSource, definition.entity, context);
     this.owners = new TenantScopedRepository(dataSource, definition.owner.entity, context);
-    this.targets = new TenantScopedRepository(dataSource, definition.target.entity, context);
+    this.toLinkRecord = recordMapper(dataSource.getMetadata(definition.entity));
   }
 
   async list(ownerId: number, query: ListQueryDto): Promise<Page<R>> {
@@ -58,10 +62,10 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
     const { definition } = this;
     const sort = resolveSort(query.sort, LINK_SORTS);
     const qb = this.links
-      .query(undefined, undefined, listIndexName(this.links.alias, sort.field))
+      .listQuery(sort.field, false)
       .andWhere(`${this.links.alias}.${definition.owner.column} = :ownerId`, { ownerId });
     this.joinLiveTarget(qb);
-    return paginate(qb, query, LINK_SORTS, (rows) => definition.respond(rows, this.dataSource.manager));
+    return paginate(qb, query, LINK_SORTS, (rows) => this.respond(rows));
   }
 
   async create(ownerId: number, dto: Dto): Promise<R> {
@@ -69,7 +73,7 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
     const link = await this.dataSource.transaction(async (manager) => {
       await this.findOwner(ownerId, manager, true);
       const targetId = definition.targetId(dto);
-      const target = await this.targets.findById(targetId, manager);
+      const target = await definition.targets.repo.findById(targetId, manager);
       const field = definition.target.column;
       if (!target) throw ValidationFailed.field(field, `The selected ${field.replace(/_/g, ' ')} is invalid.`);
       if (definition.unique) {
@@ -89,7 +93,7 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
         manager,
       );
     });
-    return (await definition.respond([link], this.dataSource.manager))[0];
+    return (await this.respond([link]))[0];
   }
 
   /** DELETE /owners/{id}/targets/{target_id}: removes the owner's link to that target. */
@@ -113,6 +117,15 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
     });
   }
 
+  /** Each link with its target's record; one query for the targets of a whole page. */
+  private async respond(links: A[]): Promise<R[]> {
+    const { targets, target, present } = this.definition;
+    const ids = links.map((link) => Number((link as Record<string, unknown>)[target.column]));
+    const records = await targets.respond(await targets.findMany(ids));
+    const byId = new Map(records.map((record) => [Number((record as { id?: unknown }).id), record]));
+    return links.map((link, index) => present(this.toLinkRecord(link), byId.get(ids[index])!));
+  }
+
   /** The owner's links whose target still exists (a soft-deleted target's links vanish). */
   private linksOf(ownerId: number, manager: EntityManager) {
     const qb = this.links
@@ -122,10 +135,11 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
   }
 
   private joinLiveTarget<Q extends SelectQueryBuilder<A>>(qb: Q): Q {
-    const deleted = this.dataSource.getMetadata(this.definition.target.entity).deleteDateColumn;
+    const targetEntity = this.definition.targets.definition.entity;
+    const deleted = this.dataSource.getMetadata(targetEntity).deleteDateColumn;
     if (deleted) {
       qb.innerJoin(
-        this.definition.target.entity,
+        targetEntity,
         'target',
         `target.id = ${this.links.alias}.${this.definition.target.column} AND target.${deleted.propertyName} IS NULL`,
       );
@@ -144,7 +158,7 @@ export class AssociationService<A extends TenantOwnedEntity, Dto extends object,
 export const associationServiceToken = (definition: Type<unknown>) => `AssociationService:${definition.name}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyAssociationDefinition = AssociationDefinition<any, any, unknown>;
+type AnyAssociationDefinition = AssociationDefinition<any, any, unknown, any>;
 
 export function associationService(definition: Type<AnyAssociationDefinition>): Provider[] {
   return [

@@ -1,4 +1,5 @@
 import type { EntityMetadata, ObjectLiteral } from 'typeorm';
+import { toIso } from '../http/serialize.js';
 
 const FIRST = ['id', 'tenant_id'];
 const LAST = ['created_at', 'updated_at'];
@@ -7,12 +8,7 @@ type Convert = (value: unknown) => unknown;
 
 const toNumber: Convert = (v) => (v === null || v === undefined ? null : Number(v));
 const toBool: Convert = (v) => (v === null || v === undefined ? null : Boolean(Number(v)));
-const toIsoString: Convert = (v) => {
-  if (v === null || v === undefined) return null;
-  const date =
-    v instanceof Date ? v : new Date(String(v).includes('T') ? String(v) : `${String(v).replace(' ', 'T')}Z`);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
-};
+const toIsoString: Convert = (v) => toIso(v as Date | string | null);
 
 function converterFor(type: unknown): Convert | undefined {
   const name = typeof type === 'string' ? type : typeof type === 'function' ? type.name.toLowerCase() : '';

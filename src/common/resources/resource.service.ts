@@ -4,7 +4,6 @@ import { RecordNotFound } from '../http/api-exception.js';
 import type { Page } from '../http/page.js';
 import { RequestContext } from '../tenancy/request-context.js';
 import { paginate, resolveSort } from './keyset-paginator.js';
-import { listIndexName } from './list-index.js';
 import type { ListQueryDto } from './list-query.dto.js';
 import { recordMapper } from './record-mapper.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -38,11 +37,7 @@ export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unk
     if (parentId !== undefined) await this.findParent(parentId);
     const filtered =
       Boolean(query.q) || (definition.filters?.exact ?? []).some((column) => query[column] !== undefined);
-    // Unfiltered, the sort's own index serves the page; a filter has an index of its own to choose.
-    const index = filtered
-      ? undefined
-      : listIndexName(this.repo.alias, resolveSort(query.sort, definition.sorts).field);
-    const qb = this.repo.query(undefined, undefined, index);
+    const qb = this.repo.listQuery(resolveSort(query.sort, definition.sorts).field, filtered);
     if (definition.parent && parentId !== undefined) {
       qb.andWhere(`${qb.alias}.${definition.parent.column} = :parentId`, { parentId });
     }

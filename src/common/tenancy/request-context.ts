@@ -49,13 +49,4 @@ export class RequestContext {
     this.cls.set('tenantId', tenantId);
     this.cls.set('tenantChosen', chosen);
   }
-
-  /** Runs work in a tenant outside a request (seeding, scripts, tests). */
-  runInTenant<T>(tenantId: number, work: () => Promise<T>, user?: AuthUser): Promise<T> {
-    return this.cls.run(async () => {
-      this.cls.set('tenantId', tenantId);
-      if (user) this.cls.set('user', user);
-      return work();
-    });
-  }
 }

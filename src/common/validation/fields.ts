@@ -10,7 +10,6 @@ import {
   IsIn,
   IsInt,
   IsNumber,
-  IsObject,
   IsString,
   Max,
   MaxLength,
@@ -383,5 +382,3 @@ export function StringArrayField(options: FieldOptions & { max?: number } = {}) 
     doc(options, { type: String, isArray: true }),
   );
 }
-
-export { IsObject };

@@ -4,7 +4,6 @@ import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { isSuperAdmin } from '../../common/auth/auth-user.js';
 import type { Page } from '../../common/http/page.js';
 import { paginate, resolveSort } from '../../common/resources/keyset-paginator.js';
-import { listIndexName } from '../../common/resources/list-index.js';
 import {
   InjectTenantRepository,
   type TenantScopedRepository,
@@ -28,14 +27,8 @@ export class ActivityLogService {
     const user = this.context.user();
     const acrossTenants = user !== undefined && isSuperAdmin(user) && !this.context.tenantChosen();
     const filtered = [query.subject_type, query.subject_id, query.causer_id, query.event].some((v) => v !== undefined);
-    // Unfiltered, name the index of the sort (the tenant's newest entries); filters have their own.
     const sortField = resolveSort(query.sort, SORTS).field;
-    const index = filtered
-      ? undefined
-      : sortField === 'id'
-        ? 'activity_log_tenant_id_id_index'
-        : listIndexName('activity_log', sortField);
-    const qb = acrossTenants ? this.listAcrossTenants() : this.entries.query(undefined, undefined, index);
+    const qb = acrossTenants ? this.listAcrossTenants() : this.entries.listQuery(sortField, filtered);
     if (query.subject_type)
       qb.andWhere('activity_log.subject_type = :subjectType', { subjectType: query.subject_type });
     if (query.subject_id) qb.andWhere('activity_log.subject_id = :subjectId', { subjectId: query.subject_id });

@@ -6,7 +6,6 @@ import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { DeleteConflict, RecordNotFound, ValidationFailed } from '../../common/http/api-exception.js';
 import type { Page } from '../../common/http/page.js';
 import { paginate, resolveSort } from '../../common/resources/keyset-paginator.js';
-import { listIndexName } from '../../common/resources/list-index.js';
 import { whereContains } from '../../common/resources/search.js';
 import {
   InjectTenantRepository,
@@ -34,10 +33,7 @@ export class UsersService {
 
   async list(query: UserListQueryDto): Promise<Page<UserResponse>> {
     const filtered = query.q !== undefined || query.is_active !== undefined;
-    // Unfiltered, name the index of the sort (the foundation migration named the id one differently).
-    const field = resolveSort(query.sort, SORTS).field;
-    const index = filtered ? undefined : field === 'id' ? 'users_tenant_id_id_index' : listIndexName('users', field);
-    const qb = this.users.query(undefined, undefined, index);
+    const qb = this.users.listQuery(resolveSort(query.sort, SORTS).field, filtered);
     if (query.q) whereContains(qb, ['name', 'email'], query.q);
     if (query.is_active !== undefined) qb.andWhere('users.is_active = :active', { active: query.is_active });
     return paginate(qb, query, SORTS, (rows) => this.withRoles(rows));

@@ -117,24 +117,20 @@ export class CampaignAudiencesDefinition implements AssociationDefinition<
 > {
   entity = CampaignAudience;
   owner = CAMPAIGN;
-  target = { entity: Audience, column: 'audience_id', label: 'audience' };
+  target = { column: 'audience_id', label: 'audience' };
   unique = true;
 
   constructor(
     @Inject(resourceServiceToken(AudiencesDefinition))
-    private readonly audiences: ResourceService<Audience, AudienceResponse>,
+    readonly targets: ResourceService<Audience, AudienceResponse>,
   ) {}
 
   targetId = (dto: CampaignAudienceDto) => dto.audience_id;
   toColumns = (dto: CampaignAudienceDto) => ({ segment_override: dto.segment_override ?? null });
 
   /** Each item is the audience record (with its rules) plus the link's segment_override. */
-  async respond(links: CampaignAudience[], manager: EntityManager): Promise<CampaignAudienceResponse[]> {
-    const audiences = links.length
-      ? await manager.find(Audience, { where: { id: In(links.map((l) => l.audience_id)) } })
-      : [];
-    const records = await this.audiences.respond(audiences);
-    const byId = new Map(records.map((record) => [record.id, record]));
-    return links.map((link) => ({ ...byId.get(Number(link.audience_id))!, segment_override: link.segment_override }));
-  }
+  present = (link: Record<string, unknown>, audience: AudienceResponse): CampaignAudienceResponse => ({
+    ...audience,
+    segment_override: link.segment_override as string | null,
+  });
 }

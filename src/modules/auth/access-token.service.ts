@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AuthUser } from '../../common/auth/auth-user.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
+import { toDate } from '../../common/http/serialize.js';
 import { USER_MODEL_TYPE } from '../admin/entities/user.entity.js';
 import { UserAccessReader } from '../admin/user-access.reader.js';
 import { PersonalAccessToken } from './entities/personal-access-token.entity.js';
@@ -34,13 +35,6 @@ interface TokenOwnerRow {
 
 /** last_used_at is written at most this often per token, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-const asDate = (value: Date | string | null): Date | null =>
-  value === null
-    ? null
-    : value instanceof Date
-      ? value
-      : new Date(value.includes('T') ? value : `${value.replace(' ', 'T')}Z`);
 
 /**
  * Personal access tokens: one row per login, named by the device; the JWT's `jti` is the row's
@@ -92,12 +86,12 @@ export class AccessTokenService {
     );
     if (!row || !tokenMatches(token, row.token_hash)) return null;
     if (!Number(row.user_active) || !Number(row.tenant_active)) return null;
-    const expiresAt = asDate(row.expires_at);
+    const expiresAt = toDate(row.expires_at);
     if (expiresAt && expiresAt.getTime() <= Date.now()) return null;
 
     const userId = Number(row.user_id);
     const { roles, permissions } = await this.access.forUser(userId);
-    await this.touch(tokenId, asDate(row.last_used_at));
+    await this.touch(tokenId, toDate(row.last_used_at));
     return {
       id: userId,
       tenant_id: Number(row.tenant_id),

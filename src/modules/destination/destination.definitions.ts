@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ValidationFailed } from '../../common/http/api-exception.js';
 import type { AssociationDefinition } from '../../common/resources/association.js';
 import { refuseIfUsed } from '../../common/resources/delete-conflict.js';
 import { optional } from '../../common/resources/dto-values.js';
-import { recordMapper } from '../../common/resources/record-mapper.js';
 import type { ResourceDefinition } from '../../common/resources/resource-definition.js';
 import { resourceServiceToken } from '../../common/resources/resource.providers.js';
 import type { ResourceService } from '../../common/resources/resource.service.js';
@@ -51,19 +49,15 @@ export class CampaignDestinationsDefinition implements AssociationDefinition<
 > {
   entity = CampaignDestination;
   owner = { entity: Campaign, column: 'campaign_id', label: 'campaign' };
-  target = { entity: Destination, column: 'destination_id', label: 'destination' };
+  target = { column: 'destination_id', label: 'destination' };
   // A destination may serve several treatment groups of one campaign.
   unique = false;
-  private readonly toRecord: (row: CampaignDestination) => Omit<CampaignDestinationResponse, 'destination'>;
 
   constructor(
-    @InjectDataSource() dataSource: DataSource,
     @Inject(resourceServiceToken(DestinationsDefinition))
-    private readonly destinations: ResourceService<Destination, DestinationResponse>,
+    readonly targets: ResourceService<Destination, DestinationResponse>,
     private readonly references: ReferenceChecker,
-  ) {
-    this.toRecord = recordMapper(dataSource.getMetadata(CampaignDestination));
-  }
+  ) {}
 
   targetId = (dto: CampaignDestinationDto) => dto.destination_id;
   toColumns = (dto: CampaignDestinationDto) => ({
@@ -88,14 +82,8 @@ export class CampaignDestinationsDefinition implements AssociationDefinition<
   }
 
   /** The link record with the destination record inside it. */
-  async respond(links: CampaignDestination[], manager: EntityManager): Promise<CampaignDestinationResponse[]> {
-    const records = await this.destinations.respond(
-      await this.destinations.findMany(
-        links.map((l) => l.destination_id),
-        manager,
-      ),
-    );
-    const byId = new Map(records.map((record) => [record.id, record]));
-    return links.map((link) => ({ ...this.toRecord(link), destination: byId.get(Number(link.destination_id))! }));
-  }
+  present = (link: Record<string, unknown>, destination: DestinationResponse): CampaignDestinationResponse => ({
+    ...(link as Omit<CampaignDestinationResponse, 'destination'>),
+    destination,
+  });
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { scrubSecret } from '../../common/database/database-errors.js';
 import { ApiException } from '../../common/http/api-exception.js';
 import { optional } from '../../common/resources/dto-values.js';
@@ -63,25 +62,19 @@ export class CampaignValidationRulesDefinition implements AssociationDefinition<
 > {
   entity = CampaignValidationRule;
   owner = { entity: Campaign, column: 'campaign_id', label: 'campaign' };
-  target = { entity: ValidationRule, column: 'validation_rule_id', label: 'validation rule' };
+  target = { column: 'validation_rule_id', label: 'validation rule' };
   unique = true;
 
   constructor(
     @Inject(resourceServiceToken(ValidationRulesDefinition))
-    private readonly rules: ResourceService<ValidationRule, ValidationRuleResponse>,
+    readonly targets: ResourceService<ValidationRule, ValidationRuleResponse>,
   ) {}
 
   targetId = (dto: CampaignValidationRuleDto) => dto.validation_rule_id;
   toColumns = (dto: CampaignValidationRuleDto) => ({ rule_override: dto.rule_override ?? null });
 
-  async respond(links: CampaignValidationRule[], manager: EntityManager): Promise<CampaignValidationRuleResponse[]> {
-    const records = await this.rules.respond(
-      await this.rules.findMany(
-        links.map((l) => l.validation_rule_id),
-        manager,
-      ),
-    );
-    const byId = new Map(records.map((record) => [record.id, record]));
-    return links.map((link) => ({ ...byId.get(Number(link.validation_rule_id))!, rule_override: link.rule_override }));
-  }
+  present = (link: Record<string, unknown>, rule: ValidationRuleResponse): CampaignValidationRuleResponse => ({
+    ...rule,
+    rule_override: link.rule_override as string | null,
+  });
 }
