@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { login } from './auth.js';
 import { newTenant, newUser, type TestUser } from './factories.js';
+import {
+  followCursors,
+  planBody,
+  treatmentGroupBody,
+  validationRuleBody,
+  type Body,
+  type Row,
+} from './marketing-factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 /**
@@ -12,8 +20,7 @@ import { createTestApp, type TestApp } from './test-app.js';
 
 const unique = () => randomBytes(3).toString('hex');
 
-export type Body = Record<string, unknown>;
-export type Row = Record<string, unknown> & { id: number };
+export type { Body, Row };
 export type Query = Record<string, string | number | boolean>;
 
 /** The real app on a fresh database, with limits no test reaches. */
@@ -86,17 +93,6 @@ export const outcome = (res: Response) => ({
 /** 422 with exactly one error key. */
 export const invalidOn = (key: string) => ({ status: 422, keys: [key] });
 
-const planBody = (overrides: Body = {}): Body => ({
-  name: `Plan ${unique()}`,
-  description: 'What the plan is about',
-  status: 'draft',
-  start_date: '2026-03-01',
-  end_date: '2026-05-31',
-  budget: 1000,
-  goal: 'Grow sign-ups',
-  ...overrides,
-});
-
 /** A marketing program → campaign group → campaign, created through the API. */
 export async function newCampaign(api: Client, overrides: Body = {}): Promise<Row> {
   const program = await created(api.post('/api/marketing-programs', planBody()));
@@ -112,14 +108,7 @@ export async function newCampaignIn(api: Client, programId: number, overrides: B
 }
 
 export const newTreatmentGroup = (api: Client, campaignId: number, overrides: Body = {}) =>
-  created(
-    api.post(`/api/campaigns/${campaignId}/treatment-groups`, {
-      name: `Group ${unique()}`,
-      type: 'control',
-      allocation_percentage: 10,
-      ...overrides,
-    }),
-  );
+  created(api.post(`/api/campaigns/${campaignId}/treatment-groups`, treatmentGroupBody(overrides)));
 
 export const audienceBody = (overrides: Body = {}): Body => ({
   name: `Audience ${unique()}`,
@@ -142,37 +131,12 @@ export const destinationBody = (overrides: Body = {}): Body => ({
 export const newDestination = (api: Client, overrides: Body = {}) =>
   created(api.post('/api/destinations', destinationBody(overrides)));
 
-export const validationRuleBody = (overrides: Body = {}): Body => ({
-  name: `Rule ${unique()}`,
-  description: 'Adults only',
-  rule_definition: '{"field":"age","operator":">=","value":18}',
-  ...overrides,
-});
-
 export const newValidationRule = (api: Client, overrides: Body = {}) =>
   created(api.post('/api/validation-rules', validationRuleBody(overrides)));
 
-/** Every record of a list, following `meta.next_cursor`; checks `meta.total` on each page when asked. */
-export async function listAll(
-  api: Client,
-  path: string,
-  query: Query = {},
-): Promise<{ rows: Row[]; pages: number; totals: number[] }> {
-  const rows: Row[] = [];
-  const totals: number[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const res = await api.get(path, { ...query, ...(cursor ? { cursor } : {}) });
-    if (res.status !== 200) throw new Error(`GET ${path} failed: ${res.status} ${JSON.stringify(res.body)}`);
-    rows.push(...(res.body.data as Row[]));
-    if (res.body.meta.total !== undefined) totals.push(res.body.meta.total as number);
-    cursor = res.body.meta.next_cursor as string | null;
-    pages++;
-    if (pages > 1000) throw new Error(`GET ${path} never ends`);
-  } while (cursor);
-  return { rows, pages, totals };
-}
+/** Every record of a list, following `meta.next_cursor`, with `meta.total` of each page when asked. */
+export const listAll = (api: Client, path: string, query: Query = {}) =>
+  followCursors(path, (q) => api.get(path, q), query);
 
 /** A snapshot of a list (first 100 rows), to show that a refused request wrote nothing. */
 export const snapshot = async (api: Client, path: string) => dataOf(api.get(path, { limit: 100 }));

@@ -94,26 +94,34 @@ export const newGoal = (t: TestApp, token: string, campaignId: number, overrides
 export const newValidationRule = (t: TestApp, token: string, overrides: Body = {}) =>
   create(t, token, '/api/validation-rules', validationRuleBody(overrides));
 
-/** Every record of a list, following `meta.next_cursor` page by page. */
-export async function listAll(
+type ListPage = { data: Row[]; meta: { next_cursor: string | null; total?: number } };
+
+/** Every record of a list, following `meta.next_cursor` page by page (and `meta.total` when asked). */
+export async function followCursors(
+  path: string,
+  getPage: (query: Record<string, string | number | boolean>) => PromiseLike<{ status: number; body: unknown }>,
+  query: Record<string, string | number | boolean> = {},
+): Promise<{ rows: Row[]; pages: number; totals: number[] }> {
+  const rows: Row[] = [];
+  const totals: number[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const res = await getPage({ ...query, ...(cursor ? { cursor } : {}) });
+    if (res.status !== 200) throw new Error(`GET ${path} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const page = res.body as ListPage;
+    rows.push(...page.data);
+    if (page.meta.total !== undefined) totals.push(page.meta.total);
+    cursor = page.meta.next_cursor;
+    pages++;
+    if (pages > 1000) throw new Error(`GET ${path} never ends`);
+  } while (cursor);
+  return { rows, pages, totals };
+}
+
+export const listAll = (
   t: TestApp,
   token: string,
   path: string,
   query: Record<string, string | number | boolean> = {},
-): Promise<{ rows: Row[]; pages: number }> {
-  const rows: Row[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const res = await t.http
-      .get(path)
-      .query({ ...query, ...(cursor ? { cursor } : {}) })
-      .set('Authorization', token);
-    if (res.status !== 200) throw new Error(`GET ${path} failed: ${res.status} ${JSON.stringify(res.body)}`);
-    rows.push(...(res.body.data as Row[]));
-    cursor = res.body.meta.next_cursor as string | null;
-    pages++;
-    if (pages > 1000) throw new Error(`GET ${path} never ends`);
-  } while (cursor);
-  return { rows, pages };
-}
+) => followCursors(path, (q) => t.http.get(path).query(q).set('Authorization', token), query);
