@@ -65,6 +65,7 @@ export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unk
       await this.definition.afterWrite?.(saved, dto, context);
       return saved;
     });
+    // Answer exactly what a GET will answer (stored values, related data from decorate()).
     return this.get(record.id);
   }
 
