@@ -1,29 +1,65 @@
-import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
+import type { DestinationStream } from 'pino';
 import type { AppConfig } from './common/config/app-config.js';
-import { bodyParsingMiddleware } from './common/http/body-parsing.js';
+import { registerBodyParsing } from './common/http/body-parsing.js';
+import { envelope, notModified } from './common/http/envelope.js';
+import { settleIdempotency } from './common/idempotency/idempotency.js';
+import { requestId } from './common/http/request-id.js';
+import { createLogger, NestPinoLogger, RequestLog } from './common/logging/logger.js';
 import { setupOpenApi } from './common/openapi/openapi.js';
 
-const EXPOSED_HEADERS = ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after'];
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'ratelimit',
+  'ratelimit-policy',
+  'retry-after',
+  'etag',
+  'idempotent-replayed',
+];
 
-/** Builds the application exactly as production runs it; tests and the OpenAPI script use it too. */
-export async function createApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+/**
+ * Builds the application exactly as production runs it; tests and the OpenAPI script use it too.
+ * Fastify rather than Express: the same pipeline costs a third of the CPU per request (README, Performance).
+ */
+export async function createApp(
+  config: AppConfig,
+  options: { logDestination?: DestinationStream } = {},
+): Promise<NestFastifyApplication> {
+  const logger = createLogger(config, options.logDestination);
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    logController: new RequestLog(),
+    genReqId: requestId,
+    trustProxy: config.trustProxy,
+    // Body size limits are the parsers' own (registerBodyParsing), so that a refusal is answered after the guards.
+    bodyLimit: Number.MAX_SAFE_INTEGER,
+  });
+  const fastify = adapter.getInstance();
+  registerBodyParsing(fastify);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('preSerialization', envelope);
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.idempotency) return done(null, notModified(reply, payload));
+    void settleIdempotency(request, reply, payload).then((settled) => done(null, settled));
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: new NestPinoLogger(logger),
     bodyParser: false,
-    bufferLogs: true,
     // Start-up errors are thrown to the caller (main.ts prints one line and exits 1) instead of exiting here.
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
-  app.set('trust proxy', 'loopback');
-  app.disable('x-powered-by');
   app.enableCors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
-  app.use(bodyParsingMiddleware);
   app.setGlobalPrefix('api');
   setupOpenApi(app);
   await app.init();
+  await fastify.ready();
   return app;
 }

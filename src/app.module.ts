@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { CampaignContentsModule } from './campaign-contents.module.js';
 import { CommonModule } from './common/common.module.js';
 import type { AppConfig } from './common/config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -20,6 +21,7 @@ export class AppModule {
       imports: [
         CommonModule.forRoot(config),
         DatabaseModule,
+        CampaignContentsModule,
         AuthModule,
         AdminModule,
         DiagnosticsModule,

@@ -20,7 +20,8 @@ export function loadConfigOrExit(
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const app = await createApp(config);
-  await app.listen(config.port);
+  // Every interface, as a container needs (Nest's Fastify adapter would listen on localhost only).
+  await app.listen(config.port, '0.0.0.0');
   const stop = gracefulShutdown(app);
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));

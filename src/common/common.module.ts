@@ -1,27 +1,24 @@
-import { randomUUID } from 'node:crypto';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
-import { ClsModule } from 'nestjs-cls';
-import { LoggerModule } from 'nestjs-pino';
-import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
+import { AccessGuard } from './auth/access.guard.js';
+import { AuthenticationGuard } from './auth/authentication.guard.js';
 import { PasswordHasher } from './auth/password-hasher.js';
-import { PermissionGuard } from './auth/permission.guard.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { Database } from './database/database.js';
 import { BodyErrorGuard } from './http/body-parsing.js';
-import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { AllExceptionsFilter } from './http/exception.filter.js';
+import { IdempotencyGuard } from './idempotency/idempotency.js';
 import { createValidationPipe } from './http/validation.js';
-import { loggerOptions } from './logging/logger-options.js';
-import { RequestContext } from './tenancy/request-context.js';
-import { TenantInterceptor } from './tenancy/tenant.interceptor.js';
+import { Tables } from './resources/tables.js';
+import { TenantGuard } from './tenancy/tenant.guard.js';
 import { ApiThrottlerGuard } from './throttling/api-throttler.guard.js';
 import { ThrottlingModule } from './throttling/throttling.module.js';
 
 /**
- * The request pipeline, registered once: rate limit → authentication → permission → body errors
- * (guards run in this order) → tenant context → validation pipe → controller → envelope;
- * any throw → one filter.
+ * The request pipeline, registered once: caller identified → rate limit → 401/403 → body errors →
+ * tenant context → Idempotency-Key claim (guards run in this order) → validation pipe → controller; the envelope is a
+ * fastify hook (app.factory.ts); any throw → one filter.
  */
 @Global()
 @Module({})
@@ -30,7 +27,6 @@ export class CommonModule {
     return {
       module: CommonModule,
       imports: [
-        LoggerModule.forRoot(loggerOptions(config)),
         JwtModule.register({
           global: true,
           secret: config.jwtSecret,
@@ -38,25 +34,22 @@ export class CommonModule {
           verifyOptions: { algorithms: ['HS256'] },
         }),
         ThrottlingModule,
-        ClsModule.forRoot({
-          global: true,
-          middleware: { mount: true, generateId: true, idGenerator: () => randomUUID() },
-        }),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: APP_GUARD, useClass: AuthenticationGuard },
         { provide: APP_GUARD, useClass: ApiThrottlerGuard },
-        { provide: APP_GUARD, useClass: JwtAuthGuard },
-        { provide: APP_GUARD, useClass: PermissionGuard },
+        { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_GUARD, useClass: BodyErrorGuard },
+        { provide: APP_GUARD, useClass: TenantGuard },
+        { provide: APP_GUARD, useClass: IdempotencyGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        { provide: APP_INTERCEPTOR, useClass: TenantInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         PasswordHasher,
-        RequestContext,
+        Database,
+        Tables,
       ],
-      exports: [APP_CONFIG, PasswordHasher, RequestContext],
+      exports: [APP_CONFIG, PasswordHasher, Database, Tables, ThrottlingModule],
     };
   }
 }

@@ -1,8 +1,8 @@
-import { ActivityLog } from '../modules/admin/entities/activity-log.entity.js';
-import { Permission } from '../modules/admin/entities/permission.entity.js';
-import { Role } from '../modules/admin/entities/role.entity.js';
-import { Tenant } from '../modules/admin/entities/tenant.entity.js';
-import { User } from '../modules/admin/entities/user.entity.js';
+import { ActivityLog } from '../common/activity/activity-log.entity.js';
+import { Permission } from '../modules/auth/entities/permission.entity.js';
+import { Role } from '../modules/auth/entities/role.entity.js';
+import { Tenant } from '../modules/auth/entities/tenant.entity.js';
+import { User } from '../modules/auth/entities/user.entity.js';
 import { PasswordResetToken } from '../modules/auth/entities/password-reset-token.entity.js';
 import { PersonalAccessToken } from '../modules/auth/entities/personal-access-token.entity.js';
 import { CampaignKpi, CustomerGoal, TreatmentGroup } from '../modules/marketing/entities/campaign-children.entity.js';
@@ -12,8 +12,9 @@ import { MarketingProgram } from '../modules/marketing/entities/marketing-progra
 import { ValidationRule } from '../modules/validation/entities/validation-rule.entity.js';
 import { Audience, AudienceRule, CampaignAudience, SubAudience } from '../modules/audience/entities/audience.entity.js';
 import { Customer } from '../modules/customer/entities/customer.entity.js';
+import { CustomerImport, CustomerImportError } from '../modules/customer/entities/customer-import.entity.js';
 import { CampaignDestination, Destination } from '../modules/destination/entities/destination.entity.js';
-import { CampaignValidationRule } from '../modules/validation/entities/campaign-validation-rule.entity.js';
+import { CampaignValidationRule } from '../modules/marketing/entities/campaign-validation-rule.entity.js';
 import { ColumnMetadata } from '../modules/diagnostics/entities/column-metadata.entity.js';
 import { TableMetadata } from '../modules/diagnostics/entities/table-metadata.entity.js';
 
@@ -40,6 +41,8 @@ export const ENTITIES = [
   SubAudience,
   CampaignAudience,
   Customer,
+  CustomerImport,
+  CustomerImportError,
   Destination,
   CampaignDestination,
   CampaignValidationRule,

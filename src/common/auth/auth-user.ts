@@ -13,3 +13,6 @@ export interface AuthUser {
 export const SUPER_ADMIN = 'super-admin';
 
 export const isSuperAdmin = (user: AuthUser) => user.roles.includes(SUPER_ADMIN);
+
+/** `model_type` of users in the polymorphic role, permission, token and activity tables. */
+export const USER_MODEL_TYPE = 'user';

@@ -1,15 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 
 export type DatabaseKind = 'mysql' | 'sqlite';
 
+export interface DatabaseHost {
+  host: string;
+  port: number;
+}
+
 export interface DatabaseConfig {
   kind: DatabaseKind;
-  /** mysql: the connection URL; sqlite: the file path (or ':memory:'). */
+  /** mysql: the connection URL as given; sqlite: the file path (or ':memory:'). */
   url: string;
   /** Name shown by the diagnostics endpoints: the schema name, or the SQLite file name. */
   name: string;
+  /** mysql: every node of the URL, in order (one, or several for a multi-primary cluster). */
+  hosts: DatabaseHost[];
+  user?: string;
   /** Password of the mysql URL, so that error texts can be scrubbed of it. */
   password?: string;
 }
@@ -34,6 +43,23 @@ export interface AppConfig {
   logLevel: string;
   /** Directory for the embedded database and the generated JWT secret. */
   dataDir: string;
+  /** Which peers' X-Forwarded-For to believe: every one (true), none (false), a number of hops, or addresses. */
+  trustProxy: boolean | number | string[];
+  imports: ImportConfig;
+}
+
+/** Customer CSV import jobs (src/modules/customer/imports). Only the size limit is an environment variable. */
+export interface ImportConfig {
+  /** Largest upload, in bytes (IMPORT_MAX_BYTES); larger answers 413. */
+  maxBytes: number;
+  /** Whether this instance runs import jobs (every instance does; tests switch it off to drive one by hand). */
+  runner: boolean;
+  /** How long a claimed job stays leased to its instance without a renewal. */
+  leaseMs: number;
+  /** How often an idle runner looks for a job. */
+  pollMs: number;
+  /** Rows committed per transaction (with the job's progress and errors). */
+  chunkRows: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -72,19 +98,43 @@ function email(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+const MYSQL_URL = /^(mysql|mariadb):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)\/([^?#]*)(?:\?[^#]*)?$/;
+const HOST_AND_PORT = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/;
+
+/**
+ * DATABASE_URL: `mysql://user:pass@host:3306/db`, or several hosts for a multi-primary cluster,
+ * `mysql://user:pass@host1:3306,host2:3306,host3:3306/db` (the instance uses the first that answers).
+ * Unset: the embedded SQLite file.
+ */
 function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
-  const parsed = url(env, 'DATABASE_URL', ['mysql', 'mariadb']);
-  if (!parsed) {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') {
     const file = resolve(dataDir, 'app.sqlite');
-    return { kind: 'sqlite', url: file, name: 'app.sqlite' };
+    return { kind: 'sqlite', url: file, name: 'app.sqlite', hosts: [] };
   }
-  const name = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  const match = MYSQL_URL.exec(raw);
+  if (!match) {
+    if (/^[a-z][\w+.-]*:\/\//i.test(raw) && !/^(mysql|mariadb):/i.test(raw)) {
+      throw new ConfigError('DATABASE_URL must use one of mysql://, mariadb://');
+    }
+    throw new ConfigError('DATABASE_URL must look like mysql://user:pass@host:3306/db (hosts separated by commas)');
+  }
+  const [, , user, password, hostList, path] = match;
+  const name = decodeURIComponent(path);
   if (!name) throw new ConfigError('DATABASE_URL must name a database, as in mysql://user:pass@host:3306/db');
+  const hosts = hostList.split(',').map((entry) => {
+    const parts = HOST_AND_PORT.exec(entry.trim());
+    const port = Number(parts?.[3] ?? 3306);
+    if (!parts || port < 1 || port > 65535) throw new ConfigError(`DATABASE_URL has an invalid host "${entry}"`);
+    return { host: parts[1] ?? parts[2], port };
+  });
   return {
     kind: 'mysql',
-    url: parsed.toString(),
+    url: raw,
     name,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    hosts,
+    user: user ? decodeURIComponent(user) : undefined,
+    password: password ? decodeURIComponent(password) : undefined,
   };
 }
 
@@ -100,6 +150,31 @@ function jwtSecret(env: Env, dataDir: string): string {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
+}
+
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: `true`, `false`, a hop count, or a comma-separated list of addresses, CIDR ranges
+ * and the names loopback / linklocal / uniquelocal. Default: loopback (a proxy on the same host).
+ */
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return ['loopback'];
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!NAMED_RANGES.includes(entry) && (!family || !validBits || extra !== undefined)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, a hop count, or addresses/CIDR ranges separated by commas; "${entry}" is none of these`,
+      );
+    }
+  }
+  return entries;
 }
 
 /**
@@ -132,5 +207,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     appUrl: (appUrl?.toString() ?? 'http://localhost:3000').replace(/\/$/, ''),
     logLevel,
     dataDir,
+    trustProxy: trustProxy(env),
+    imports: {
+      maxBytes: positiveInt(env, 'IMPORT_MAX_BYTES', 256 * 1024 * 1024),
+      runner: true,
+      leaseMs: 30_000,
+      pollMs: 1_000,
+      chunkRows: 1_000,
+    },
   };
 }

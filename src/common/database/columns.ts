@@ -1,4 +1,4 @@
-import { BeforeInsert, BeforeUpdate, Column, PrimaryGeneratedColumn, type ColumnOptions } from 'typeorm';
+import { Column, PrimaryGeneratedColumn, type ColumnOptions } from 'typeorm';
 
 /**
  * Column decorators shared by every entity. The migrations own the real column types
@@ -10,30 +10,16 @@ export const ForeignIdColumn = (options: ColumnOptions = {}) => Column({ type: '
 export const TimestampColumn = (options: ColumnOptions = {}) =>
   Column({ type: 'datetime', nullable: true, ...options });
 
-/** `created_at` / `updated_at`, set by the application so both databases store the same UTC instant. */
+/**
+ * `created_at` / `updated_at`, set by the application (the table gateways, the seeders) so both
+ * databases store the same UTC instant. Entities are plain row shapes: no hooks, no methods.
+ */
 export abstract class Timestamped {
   @TimestampColumn({ name: 'created_at' })
   created_at: Date | null;
 
   @TimestampColumn({ name: 'updated_at' })
   updated_at: Date | null;
-
-  @BeforeInsert()
-  protected stampCreated(): void {
-    const now = wholeSecondNow();
-    this.created_at ??= now;
-    this.updated_at ??= now;
-  }
-
-  @BeforeUpdate()
-  protected stampUpdated(): void {
-    this.updated_at = wholeSecondNow();
-  }
-}
-
-/** MySQL `timestamp` keeps whole seconds; answering what the database will return keeps reads and writes equal. */
-function wholeSecondNow(): Date {
-  return new Date(Math.floor(Date.now() / 1000) * 1000);
 }
 
 /** DECIMAL(precision, scale); the record mapper returns it as a JSON number. */
@@ -54,3 +40,8 @@ export const DecimalColumn = (precision: number, scale: number, options: ColumnO
 export const TextColumn = (options: ColumnOptions = {}) => Column({ type: 'text', ...options });
 export const StringColumn = (length = 255, options: ColumnOptions = {}) =>
   Column({ type: 'varchar', length, ...options });
+
+/** Now, as a `timestamp` column stores it: MySQL keeps whole seconds, so every stored instant is rounded down to one. */
+export function wholeSecondNow(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000);
+}

@@ -61,7 +61,8 @@ export function uniqueViolationField(error: unknown): string | null | undefined 
       .exec(text)?.[1]
       .split(',')
       .map((c) => c.trim().split('.').pop());
-    return columns?.[columns.length - 1] ?? null;
+    // A sort key's index (tenants.name_key) is about its column (sort-key.ts).
+    return columns?.[columns.length - 1]?.replace(/_key$/, '') ?? null;
   }
   return undefined;
 }
@@ -74,4 +75,16 @@ export function isReferencedRowViolation(error: unknown): boolean {
     e?.code === 'ER_ROW_IS_REFERENCED' ||
     (e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' && /DELETE/i.test(String((error as { query?: string }).query ?? '')))
   );
+}
+
+/** MySQL/MariaDB error numbers a transaction may lose to a concurrent one; running it again can succeed. */
+const RETRYABLE_ERRNOS = new Set([
+  1213, // ER_LOCK_DEADLOCK: a deadlock, or a Galera certification conflict
+  1205, // ER_LOCK_WAIT_TIMEOUT
+]);
+
+/** A transaction the database aborted because of a concurrent one (never a client's mistake). */
+export function isRetryableConflict(error: unknown): boolean {
+  const e = driverErrorOf(error);
+  return typeof e?.errno === 'number' && RETRYABLE_ERRNOS.has(e.errno);
 }

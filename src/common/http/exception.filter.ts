@@ -1,7 +1,8 @@
-import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, isReferencedRowViolation, uniqueViolationField } from '../database/database-errors.js';
+import { IdempotentReplay } from '../idempotency/idempotency.js';
 import { ApiException, ValidationFailed } from './api-exception.js';
 
 interface ErrorAnswer {
@@ -25,25 +26,29 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ExceptionFilter');
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
     const answer = this.toAnswer(exception, request);
 
     if (answer.status >= 500) {
-      this.logger.error({ err: exception, status: answer.status }, 'request failed');
+      request.log.error({ err: exception, status: answer.status }, 'request failed');
     }
-    if (response.headersSent) return;
-    response.status(answer.status);
-    response.setHeader('cache-control', 'no-cache, private');
-    for (const [name, value] of Object.entries(answer.headers ?? {})) response.setHeader(name, value);
-    response.json(answer.body);
+    if (reply.sent) return;
+    if (exception instanceof IdempotentReplay) {
+      // The first answer, as it was sent (a string, so the envelope hook leaves it alone).
+      reply.status(exception.status).headers(exception.headers).type('application/json; charset=utf-8');
+      reply.send(exception.payload);
+      return;
+    }
+    reply.status(answer.status);
+    reply.header('cache-control', 'no-cache, private');
+    for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
+    reply.send(answer.body);
   }
 
-  private toAnswer(exception: unknown, request: Request): ErrorAnswer {
+  private toAnswer(exception: unknown, request: FastifyRequest): ErrorAnswer {
     if (exception instanceof ApiException) {
       return { status: exception.status, body: exception.body, headers: exception.headers };
     }
@@ -75,11 +80,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     return { status: 500, body: { message: 'Server Error' } };
   }
 
-  private fromHttpException(exception: HttpException, request: Request): ErrorAnswer {
+  private fromHttpException(exception: HttpException, request: FastifyRequest): ErrorAnswer {
     const status = exception.getStatus();
     if (FIXED_MESSAGES[status]) return { status, body: { message: FIXED_MESSAGES[status] } };
     if (status === 404 && /^Cannot [A-Z]+ /.test(exception.message)) {
-      return { status, body: { message: `The route ${request.originalUrl.split('?')[0]} could not be found.` } };
+      return { status, body: { message: `The route ${request.url.split('?')[0]} could not be found.` } };
     }
     if (status >= 500) return { status: 500, body: { message: 'Server Error' } };
     const payload = exception.getResponse();

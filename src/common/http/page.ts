@@ -5,10 +5,10 @@ export interface PageMeta {
   total?: number;
 }
 
-/** One page of a list; the envelope interceptor puts `data` and `meta` side by side. */
-export class Page<T> {
+/** One page of a list (or any array answer with a `meta`); the envelope hook puts `data` and `meta` side by side. */
+export class Page<T, M extends object = PageMeta> {
   constructor(
     readonly data: T[],
-    readonly meta: PageMeta,
+    readonly meta: M,
   ) {}
 }

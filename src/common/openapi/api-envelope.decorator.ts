@@ -13,6 +13,8 @@ interface EnvelopeOptions {
   list?: 'array' | 'page';
   /** `data` is null (DELETE answers). */
   nullData?: boolean;
+  /** Response headers of the success answer (ETag). */
+  headers?: Record<string, { description: string; schema: { type: 'string' } }>;
 }
 
 /** Documents a success answer in the §2 envelope: `{code, message, data}` (lists add `meta`). */
@@ -39,6 +41,7 @@ export function ApiEnvelope(model: Type<unknown> | null, options: EnvelopeOption
     ApiResponse({
       status,
       description: options.description ?? (status === 201 ? 'Created' : 'OK'),
+      ...(options.headers ? { headers: options.headers } : {}),
       schema: { type: 'object', required, properties },
     }),
   );

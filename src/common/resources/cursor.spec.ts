@@ -1,6 +1,6 @@
 import { ValidationFailed } from '../http/api-exception.js';
 import { assertCursorValue, decodeCursor, encodeCursor } from './cursor.js';
-import { keysetCondition, resolveSort } from './keyset-paginator.js';
+import { keysetCondition, resolveSort } from './keyset.js';
 
 describe('cursor', () => {
   it('round-trips a position', () => {
@@ -56,32 +56,44 @@ describe('keysetCondition', () => {
   });
 
   it('walks past equal values by id, ascending and descending', () => {
-    expect(keysetCondition('c.last_name', 'c.id', sort('ASC'), 'Smith', 7)[0]).toBe(
-      '(c.last_name > :cursorValue OR (c.last_name = :cursorValue AND c.id > :cursorId))',
-    );
-    expect(keysetCondition('c.last_name', 'c.id', sort('DESC'), 'Smith', 7)[0]).toBe(
-      '((c.last_name < :cursorValue OR (c.last_name = :cursorValue AND c.id < :cursorId)) OR c.last_name IS NULL)',
-    );
+    expect(keysetCondition('c.last_name', 'c.id', sort('ASC'), { sort: 'x', value: 'Smith', id: 7 })).toEqual({
+      sql: '(c.last_name > ? OR (c.last_name = ? AND c.id > ?))',
+      params: ['Smith', 'Smith', 7],
+    });
+    expect(keysetCondition('c.last_name', 'c.id', sort('DESC'), { sort: 'x', value: 'Smith', id: 7 })).toEqual({
+      sql: '((c.last_name < ? OR (c.last_name = ? AND c.id < ?)) OR c.last_name IS NULL)',
+      params: ['Smith', 'Smith', 7],
+    });
   });
 
   it('places NULLs first ascending and last descending', () => {
-    expect(keysetCondition('c.last_name', 'c.id', sort('ASC'), null, 7)[0]).toBe(
-      '((c.last_name IS NULL AND c.id > :cursorId) OR c.last_name IS NOT NULL)',
-    );
-    expect(keysetCondition('c.last_name', 'c.id', sort('DESC'), null, 7)[0]).toBe(
-      '(c.last_name IS NULL AND c.id < :cursorId)',
-    );
+    expect(keysetCondition('c.last_name', 'c.id', sort('ASC'), { sort: 'x', value: null, id: 7 })).toEqual({
+      sql: '((c.last_name IS NULL AND c.id > ?) OR c.last_name IS NOT NULL)',
+      params: [7],
+    });
+    expect(keysetCondition('c.last_name', 'c.id', sort('DESC'), { sort: 'x', value: null, id: 7 })).toEqual({
+      sql: '(c.last_name IS NULL AND c.id < ?)',
+      params: [7],
+    });
   });
 
   it('binds date cursors as dates', () => {
-    const [, params] = keysetCondition(
+    const { params } = keysetCondition(
       'c.created_at',
       'c.id',
       { ...sort('ASC'), type: 'date' },
-      '2026-01-01T00:00:00.000Z',
-      1,
+      { sort: 'x', value: '2026-01-01T00:00:00.000Z', id: 1 },
     );
-    expect(params.cursorValue).toEqual(new Date('2026-01-01T00:00:00.000Z'));
+    expect(params[0]).toEqual(new Date('2026-01-01T00:00:00.000Z'));
+  });
+
+  it('compares ids alone when sorting by id', () => {
+    expect(
+      keysetCondition('c.id', 'c.id', { ...sort('DESC'), field: 'id', type: 'number' }, { sort: '-id', id: 9 }),
+    ).toEqual({
+      sql: 'c.id < ?',
+      params: [9],
+    });
   });
 });
 

@@ -11,3 +11,6 @@ export function optional<V>(sent: V | undefined, current: V | undefined, fallbac
   if (sent !== undefined) return sent;
   return current !== undefined ? current : fallback;
 }
+
+/** A number as DECIMAL(p, scale) stores it (SQLite would otherwise keep 0.1 + 0.2 unrounded). */
+export const decimal = (value: number, scale = 2): number => Number(value.toFixed(scale));

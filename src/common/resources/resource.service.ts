@@ -1,125 +1,134 @@
-import type { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
-import type { AppConfig } from '../config/app-config.js';
+import type { AuthContext } from '../auth/auth-context.js';
+import type { SqlValue } from '../database/database.js';
 import { RecordNotFound } from '../http/api-exception.js';
-import type { Page } from '../http/page.js';
-import { RequestContext } from '../tenancy/request-context.js';
-import { paginate, resolveSort } from './keyset-paginator.js';
+import { assertIfMatch } from '../http/conditional.js';
+import { Page } from '../http/page.js';
+import { containsCondition } from './contains.js';
+import { pageRequest, type Condition } from './keyset.js';
 import type { ListQueryDto } from './list-query.dto.js';
-import { recordMapper } from './record-mapper.js';
 import type { ResourceDefinition } from './resource-definition.js';
-import { whereContains } from './search.js';
+import { quote } from './table-gateway.js';
+import type { Tables, TenantTx } from './tables.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
-import { TenantScopedRepository } from './tenant-scoped.repository.js';
+
+/** A list request: the conventions' paging, `?q=`, and exact filters named as the resource's columns. */
+export type ListQuery<E> = ListQueryDto & { q?: string } & { [K in keyof E]?: E[K] | null };
 
 /**
- * Get, keyset list, create, update and delete of one tenant-owned resource, all through the
- * tenant-scoped repository; each write is one transaction. Resources differ only in their
- * ResourceDefinition.
+ * Get, keyset list, create, update and delete of one tenant-owned resource, every statement
+ * through the tenant-scoped tables; each write is one transaction that also writes the activity
+ * log. Each resource's service is a subclass that passes its ResourceDefinition.
  */
-export class ResourceService<E extends TenantOwnedEntity, R = Record<string, unknown>, Dto extends object = object> {
-  readonly repo: TenantScopedRepository<E>;
-  private readonly parentRepo?: TenantScopedRepository<TenantOwnedEntity>;
-  private readonly toRecord: (row: E) => R;
-
+export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R> {
   constructor(
-    protected readonly dataSource: DataSource,
-    context: RequestContext,
-    readonly definition: ResourceDefinition<E, R, Dto>,
-    protected readonly config?: AppConfig,
-  ) {
-    this.repo = new TenantScopedRepository(dataSource, definition.entity, context);
-    if (definition.parent) this.parentRepo = new TenantScopedRepository(dataSource, definition.parent.entity, context);
-    this.toRecord = recordMapper<R>(dataSource.getMetadata(definition.entity));
-  }
+    protected readonly tables: Tables,
+    readonly definition: ResourceDefinition<E, Dto, R>,
+  ) {}
 
-  async list(query: ListQueryDto & ObjectLiteral, parentId?: number): Promise<Page<R>> {
+  async list(auth: AuthContext, query: ListQuery<E>, parentId?: number): Promise<Page<R>> {
     const { definition } = this;
-    if (parentId !== undefined) await this.findParent(parentId);
-    const filtered =
-      Boolean(query.q) || (definition.filters?.exact ?? []).some((column) => query[column] !== undefined);
-    const qb = this.repo.listQuery(resolveSort(query.sort, definition.sorts).field, filtered);
+    const tx = this.tables.within(auth);
+    const table = tx.table(definition.entity);
+    const conditions: Condition[] = [];
     if (definition.parent && parentId !== undefined) {
-      qb.andWhere(`${qb.alias}.${definition.parent.column} = :parentId`, { parentId });
+      await this.findParent(tx, parentId);
+      conditions.push({ sql: `${quote(table.spec.table)}.${quote(definition.parent.column)} = ?`, params: [parentId] });
     }
-    if (definition.filters?.q && query.q) whereContains(qb, definition.filters.q, String(query.q));
+    if (definition.filters?.q && query.q) {
+      conditions.push(
+        containsCondition(
+          definition.filters.q.map((c) => `${quote(table.spec.table)}.${quote(c)}`),
+          query.q,
+          table.dialect,
+        ),
+      );
+    }
     for (const column of definition.filters?.exact ?? []) {
-      if (query[column] !== undefined) qb.andWhere(`${qb.alias}.${column} = :${column}`, { [column]: query[column] });
+      const value = query[column];
+      if (value !== undefined) {
+        conditions.push({ sql: `${quote(table.spec.table)}.${quote(column)} = ?`, params: [value as SqlValue] });
+      }
     }
-    return paginate(qb, query, definition.sorts, (rows) => this.respond(rows));
+    const filtered = conditions.length > (definition.parent && parentId !== undefined ? 1 : 0);
+    const { rows, meta } = await table.page(pageRequest(query, definition.sorts), conditions, filtered);
+    return new Page(await this.respond(tx, rows), meta);
   }
 
-  async get(id: number): Promise<R> {
-    return (await this.respond([await this.find(id)]))[0];
+  async get(auth: AuthContext, id: number): Promise<R> {
+    const tx = this.tables.within(auth);
+    return (await this.respond(tx, [await this.find(tx, id)]))[0];
   }
 
-  async create(dto: Dto, parentId?: number): Promise<R> {
-    const record = await this.dataSource.transaction(async (manager) => {
-      if (parentId !== undefined) await this.findParent(parentId, manager, true);
-      const context = { manager, parentId, repo: this.repo };
-      await this.definition.validate?.(dto, context);
-      const values = {
-        ...this.definition.toColumns(dto),
-        ...(this.definition.parent && parentId !== undefined ? { [this.definition.parent.column]: parentId } : {}),
-      };
-      const saved = await this.repo.insert(values as never, manager);
-      await this.definition.afterWrite?.(saved, dto, context);
-      return saved;
-    });
-    // Answer exactly what a GET will answer (stored values, related data from decorate()).
-    return this.get(record.id);
-  }
-
-  async update(id: number, dto: Dto): Promise<R> {
-    await this.dataSource.transaction(async (manager) => {
-      const existing = await this.find(id, manager);
-      const parentId = this.definition.parent
-        ? Number((existing as ObjectLiteral)[this.definition.parent.column])
-        : undefined;
-      if (parentId !== undefined) await this.findParent(parentId, manager, true);
-      const context = { manager, existing, parentId, repo: this.repo };
-      await this.definition.validate?.(dto, context);
-      Object.assign(existing, this.definition.toColumns(dto, existing));
-      const saved = await this.repo.save(existing, manager);
-      await this.definition.afterWrite?.(saved, dto, context);
-    });
-    return this.get(id);
-  }
-
-  async delete(id: number): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const record = await this.find(id, manager);
-      await this.definition.beforeDelete?.(record, manager);
-      await this.repo.remove(record, manager);
+  async create(auth: AuthContext, dto: Dto, parentId?: number): Promise<R> {
+    const { definition } = this;
+    return this.tables.db.transaction(async (sql) => {
+      const tx = this.tables.within(auth, sql);
+      if (definition.parent && parentId !== undefined)
+        await this.findParent(tx, parentId, definition.parent.serializeOn);
+      const context = { tx, parentId };
+      await definition.validate?.(dto, context);
+      const values = definition.toColumns(dto);
+      if (definition.parent && parentId !== undefined) Object.assign(values, { [definition.parent.column]: parentId });
+      const inserted = await tx.table(definition.entity).insert(values);
+      await definition.afterWrite?.(inserted, dto, context);
+      const [answer] = await this.respond(tx, [inserted]);
+      // With an Idempotency-Key, the answer is stored in the write's own transaction: both or neither.
+      await auth.idempotency?.complete(sql, answer);
+      return answer;
     });
   }
 
-  async find(id: number, manager?: EntityManager): Promise<E> {
-    const record = await this.repo.findById(id, manager);
-    if (!record) throw new RecordNotFound(this.definition.label);
-    return record;
+  async update(auth: AuthContext, id: number, dto: Dto): Promise<R> {
+    const { definition } = this;
+    const row = await this.tables.db.transaction(async (sql) => {
+      const tx = this.tables.within(auth, sql);
+      // With If-Match, the row is locked first so that of two racing writers only one matches.
+      const existing = await this.find(tx, id, auth.ifMatch !== undefined);
+      if (auth.ifMatch !== undefined) assertIfMatch(auth.ifMatch, (await this.respond(tx, [existing]))[0]);
+      const parentId = definition.parent ? Number(existing[definition.parent.column]) : undefined;
+      if (definition.parent?.serializeOn && parentId !== undefined) {
+        await this.findParent(tx, parentId, definition.parent.serializeOn);
+      }
+      const context = { tx, existing, parentId };
+      await definition.validate?.(dto, context);
+      const updated = await tx.table(definition.entity).update(existing, definition.toColumns(dto, existing));
+      if (!updated) throw new RecordNotFound(definition.label);
+      await definition.afterWrite?.(updated, dto, context);
+      return updated;
+    });
+    return (await this.respond(this.tables.within(auth), [row]))[0];
   }
 
-  /** Records of the caller's tenant by id (for answers that embed them), in one query. */
-  async findMany(ids: number[], manager?: EntityManager): Promise<E[]> {
-    if (ids.length === 0) return [];
-    return this.repo
-      .query(manager)
-      .andWhere(`${this.repo.alias}.id IN (:...ids)`, { ids: [...new Set(ids.map(Number))] })
-      .getMany();
+  async delete(auth: AuthContext, id: number): Promise<null> {
+    await this.tables.db.transaction(async (sql) => {
+      const tx = this.tables.within(auth, sql);
+      // Locked: of two racing deletes, the second waits here and then finds nothing (404).
+      const existing = await this.find(tx, id, true);
+      if (auth.ifMatch !== undefined) assertIfMatch(auth.ifMatch, (await this.respond(tx, [existing]))[0]);
+      await this.definition.beforeDelete?.(existing, tx);
+      if (!(await tx.table(this.definition.entity).remove(existing))) throw new RecordNotFound(this.definition.label);
+    });
+    return null;
   }
 
-  /** The parent in the caller's tenant; on writes its row is locked so that sums over siblings stay true. */
-  private async findParent(parentId: number, manager?: EntityManager, lock = false): Promise<TenantOwnedEntity> {
-    const parent = lock
-      ? await this.parentRepo!.findByIdForUpdate(parentId, manager!)
-      : await this.parentRepo!.findById(parentId, manager);
-    if (!parent) throw new RecordNotFound(this.definition.parent!.label);
-    return parent;
+  async find(tx: TenantTx, id: number, lock = false): Promise<E> {
+    const row = await tx.table(this.definition.entity).findById(id, { lock });
+    if (!row) throw new RecordNotFound(this.definition.label);
+    return row;
   }
 
-  async respond(rows: E[]): Promise<R[]> {
-    const responses = rows.map(this.toRecord);
-    await this.definition.decorate?.(rows, responses, this.dataSource.manager);
+  /** The answers for rows read through the tenant scope (mapper, then related data in one query). */
+  async respond(tx: TenantTx, rows: E[]): Promise<R[]> {
+    const responses = rows.map((row) => this.definition.toResponse(row));
+    await this.definition.decorate?.(rows, responses, tx);
     return responses;
+  }
+
+  /** The parent in the caller's tenant (404 otherwise); with `serializeOn`, claimed for this write. */
+  private async findParent(tx: TenantTx, parentId: number, serializeOn?: string): Promise<void> {
+    const parent = this.definition.parent!;
+    const parents = tx.table(parent.entity);
+    const found = serializeOn ? await parents.claim(parentId, serializeOn) : Boolean(await parents.findById(parentId));
+    if (!found) throw new RecordNotFound(parent.label);
   }
 }

@@ -1,11 +1,16 @@
-import { SetMetadata, type ExecutionContext } from '@nestjs/common';
+import { applyDecorators, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 
 const AUTH_RATE_LIMITED = 'auth_rate_limited';
 
 /** The stricter limiter of §9 for login and password reset: 5 per minute per (IP, e-mail). */
 export const AUTH_THROTTLER = 'auth';
 
-export const AuthRateLimited = () => SetMetadata(AUTH_RATE_LIMITED, true);
+/** OpenAPI marker read by the document post-processor: the operation's answers carry the auth limiter's headers. */
+export const AUTH_RATE_LIMITED_EXTENSION = 'x-auth-rate-limited';
+
+export const AuthRateLimited = () =>
+  applyDecorators(SetMetadata(AUTH_RATE_LIMITED, true), ApiExtension(AUTH_RATE_LIMITED_EXTENSION, true));
 
 export const isAuthRateLimited = (context: ExecutionContext): boolean =>
   Reflect.getMetadata(AUTH_RATE_LIMITED, context.getHandler()) === true;

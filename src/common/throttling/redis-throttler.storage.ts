@@ -1,5 +1,7 @@
+import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
+import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -12,32 +14,75 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return { hits, ttl }
 `;
 
+/** A Redis that answers slower than this is treated as down for that request. */
+const COMMAND_TIMEOUT_MS = 250;
+
+export type SharedCounterStatus = 'up' | 'degraded';
+
 /**
- * Fixed-window counters in Redis, shared by every instance of the service. Written here
- * because the published Redis storages do not yet declare support for NestJS 12; the
- * contract is @nestjs/throttler's ThrottlerStorage interface.
+ * Fixed-window counters in Redis, shared by every instance of the service. Written here because the
+ * published Redis storages do not declare support for NestJS 11/12; the contract is @nestjs/throttler's
+ * ThrottlerStorage interface.
+ *
+ * One Redis outage is not an outage of the service: while Redis is unreachable (or slower than
+ * COMMAND_TIMEOUT_MS) each instance counts in its own memory (the same algorithm), commands never
+ * queue up waiting for Redis, one warning is logged when Redis goes and one when it returns, and
+ * shared counting resumes by itself once ioredis has reconnected.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly redis: Redis;
+  private readonly fallback = new MemoryThrottlerStorage();
+  private readonly logger = new Logger('RateLimit');
+  private shared = true;
 
   constructor(
     url: string,
     private readonly prefix: string,
   ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    this.redis = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: 2_000,
+      // Keep reconnecting, at most every 2 s.
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
     this.redis.defineCommand('throttleIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
+    // Connection errors are reported as one transition below, not one log line per attempt.
+    this.redis.on('error', () => undefined);
+    this.redis.on('ready', () => this.setShared(true));
+    this.redis.on('close', () => this.setShared(false));
+  }
+
+  get status(): SharedCounterStatus {
+    return this.shared && this.redis.status === 'ready' ? 'up' : 'degraded';
   }
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    const run = (this.redis as unknown as { throttleIncrement(k: string, ttl: number): Promise<[number, number]> })
-      .throttleIncrement;
-    const [totalHits, remainingMs] = await run.call(this.redis, this.prefix + key, ttl);
-    const timeToExpire = Math.max(1, Math.ceil(remainingMs / 1000));
-    const isBlocked = totalHits > limit;
-    return { totalHits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
+    if (this.redis.status !== 'ready') return this.fallback.count(key, ttl, limit);
+    try {
+      const run = (this.redis as unknown as { throttleIncrement(k: string, ttl: number): Promise<[number, number]> })
+        .throttleIncrement;
+      const [totalHits, remainingMs] = await run.call(this.redis, this.prefix + key, ttl);
+      const timeToExpire = Math.max(1, Math.ceil(remainingMs / 1000));
+      const isBlocked = totalHits > limit;
+      return { totalHits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
+    } catch {
+      this.setShared(false);
+      return this.fallback.count(key, ttl, limit);
+    }
   }
 
   async close(): Promise<void> {
+    this.fallback.close();
+    this.redis.removeAllListeners('close');
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private setShared(shared: boolean): void {
+    if (shared === this.shared) return;
+    this.shared = shared;
+    if (shared) this.logger.warn('Redis is reachable again: rate-limit counters are shared by every instance again.');
+    else this.logger.warn('Redis is unreachable: each instance counts rate limits on its own until it returns.');
   }
 }

@@ -6,17 +6,15 @@ import {
   IsArray,
   IsBoolean,
   IsDefined,
-  IsEmail,
   IsIn,
   IsInt,
   IsNumber,
   IsString,
   Max,
-  MaxLength,
   Min,
-  MinLength,
   ValidateIf,
   ValidateNested,
+  isEmail,
   registerDecorator,
   type ValidationArguments,
   type ValidationOptions,
@@ -63,6 +61,16 @@ function presence(options: FieldOptions): PropertyDecorator[] {
 
 function doc(options: FieldOptions, schema: ApiPropertyOptions): PropertyDecorator {
   const required = options.required ?? true;
+  // OpenAPI 3.0 wants `nullable` beside a `type`: a union of types (an id: integer or digit string)
+  // takes null in its first branch instead.
+  const union = (schema as { oneOf?: Record<string, unknown>[]; type?: unknown }).oneOf;
+  if (options.nullable && union && !(schema as { type?: unknown }).type) {
+    schema = {
+      ...schema,
+      oneOf: union.map((branch, i) => (i === 0 ? { ...branch, nullable: true } : branch)),
+    } as ApiPropertyOptions;
+    options = { ...options, nullable: undefined };
+  }
   return ApiProperty({
     required,
     nullable: options.nullable || undefined,
@@ -89,6 +97,45 @@ function registerRule(
     });
 }
 
+/**
+ * Text is well-formed Unicode: no lone UTF-16 surrogate (which JSON can carry as a `\ud800`
+ * escape). Neither database can store one (both would keep U+FFFD instead), so such text is a 422
+ * rather than a 2xx that stores something else than was sent.
+ */
+export function isWellFormedText(value: string): boolean {
+  // With the u flag a surrogate pair is one code point, so \p{Cs} matches only a lone surrogate.
+  return !/\p{Cs}/u.test(value);
+}
+
+/**
+ * Length in characters as the databases count them (Unicode code points): an astral character
+ * (a surrogate pair in JavaScript) is one, a combining mark or a variation selector is one more.
+ */
+export function codePointLength(value: string): number {
+  let length = 0;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    length++;
+  }
+  return length;
+}
+
+/** The rule every text field starts with, right after "must be a string". */
+const wellFormed = (each = false): PropertyDecorator =>
+  registerRule(
+    'isWellFormedText',
+    (value) =>
+      each
+        ? !Array.isArray(value) || value.every((v) => typeof v !== 'string' || isWellFormedText(v))
+        : typeof value !== 'string' || isWellFormedText(value),
+    (f) =>
+      each ? `Each item of the ${f} field must be valid Unicode text.` : `The ${f} field must be valid Unicode text.`,
+  );
+
 export interface StringFieldOptions extends FieldOptions {
   max?: number;
   min?: number;
@@ -112,27 +159,34 @@ export function StringField(options: StringFieldOptions = {}) {
   const rules: PropertyDecorator[] = [
     ...presence(options),
     IsString(msg((f) => `The ${f} field must be a string.`)),
+    wellFormed(),
     ...notBlank(options),
   ];
-  if (options.min !== undefined)
+  // Lengths count code points (class-validator's MaxLength would not count variation selectors).
+  const { min, max } = options;
+  if (min !== undefined)
     rules.push(
-      MinLength(
-        options.min,
-        msg((f, a) => `The ${f} field must be at least ${a.constraints[0]} characters.`),
+      registerRule(
+        'minLength',
+        (value) => typeof value === 'string' && codePointLength(value) >= min,
+        (f) => `The ${f} field must be at least ${min} characters.`,
       ),
     );
-  if (options.max !== undefined)
+  if (max !== undefined)
     rules.push(
-      MaxLength(
-        options.max,
-        msg((f, a) => `The ${f} field must not be greater than ${a.constraints[0]} characters.`),
+      registerRule(
+        'maxLength',
+        (value) => typeof value === 'string' && codePointLength(value) <= max,
+        (f) => `The ${f} field must not be greater than ${max} characters.`,
       ),
     );
   if (options.email)
     rules.push(
-      IsEmail(
-        {},
-        msg((f) => `The ${f} field must be a valid email address.`),
+      registerRule(
+        'isEmail',
+        // validator.js throws (URIError, a 500) on a lone surrogate: never hand it one.
+        (value) => typeof value === 'string' && isWellFormedText(value) && isEmail(value),
+        (f) => `The ${f} field must be a valid email address.`,
       ),
     );
   if (options.in)
@@ -161,11 +215,17 @@ export const EmailField = (options: Omit<StringFieldOptions, 'email'> = {}) =>
     StringField({ max: 255, example: 'ada@example.com', ...options, email: true }),
   );
 
-/** A string that must itself hold valid JSON text; returned byte for byte as sent. */
+/**
+ * A string that must itself hold valid JSON text; stored and returned byte for byte as sent.
+ * The string must be well-formed Unicode like any text. JSON text that spells a lone surrogate as
+ * an escape (`{"a":"\ud800"}`) is accepted: it is valid JSON text, made of ASCII characters,
+ * and stored and returned exactly as sent (README, Design decisions).
+ */
 export function JsonStringField(options: FieldOptions = {}) {
   return applyDecorators(
     ...presence(options),
     IsString(msg((f) => `The ${f} field must be a string.`)),
+    wellFormed(),
     ...notBlank(options),
     registerRule(
       'isJsonText',
@@ -343,10 +403,14 @@ export function DateField(options: DateFieldOptions = {}) {
     ...rules,
     doc(options, {
       type: String,
-      format: 'date-time',
+      // Both forms are accepted: say so, so that the example (a date) matches the schema.
+      anyOf: [
+        { type: 'string', format: 'date' },
+        { type: 'string', format: 'date-time' },
+      ],
       description: 'YYYY-MM-DD or an ISO 8601 date-time',
       example: '2026-01-31',
-    }),
+    } as ApiPropertyOptions),
   );
 }
 
@@ -379,6 +443,7 @@ export function StringArrayField(options: FieldOptions & { max?: number } = {}) 
     ...presence(options),
     IsArray(msg((f) => `The ${f} field must be an array.`)),
     IsString({ each: true, ...msg((f) => `Each item of the ${f} field must be a string.`) }),
+    wellFormed(true),
     doc(options, { type: String, isArray: true }),
   );
 }

@@ -132,6 +132,32 @@ export const TABLE_DESCRIPTIONS: Record<string, TableDescription> = {
     info: 'Customer records of a tenant; external_id is unique within the tenant.',
     columns: { attributes: { app_type: 'json' }, phone: { app_type: 'phone' } },
   },
+  customer_imports: {
+    display_name: 'Customer Imports',
+    info: 'CSV import jobs of customers: file, status, progress and counts; claimed by one instance at a time.',
+    columns: {
+      batch_uuid: { app_type: 'uuid', info: "The job's own id: the batch_uuid of its activity-log entry." },
+      file_path: { info: 'Where the upload is kept, relative to STORAGE_DIR (removed when the job ends).' },
+      lease_owner: { info: 'The instance running the job.' },
+      lease_expires_at: { app_type: 'epoch_ms', info: 'Until when the lease holds without a renewal.' },
+    },
+  },
+  customer_import_errors: {
+    display_name: 'Customer Import Errors',
+    info: 'Rows of an import job that failed: line, field and message.',
+  },
+  idempotency_keys: {
+    display_name: 'Idempotency Keys',
+    info: 'Idempotency-Key headers of POST requests per caller: the claim of a running request and, for 24 hours, its answer.',
+    columns: {
+      scope: { info: 'The caller: user id and tenant id.' },
+      request_hash: { info: 'SHA-256 of the method, path and body of the first request with this key.' },
+      owner: { info: 'The request holding the claim.' },
+      response_body: { app_type: 'json', info: 'The answer replayed to repeats.' },
+      locked_until: { app_type: 'epoch_ms', info: 'Until when the claim of a running request holds.' },
+      expires_at: { app_type: 'epoch_ms', info: 'When the key is forgotten.' },
+    },
+  },
   destinations: {
     display_name: 'Destinations',
     info: 'Delivery targets (e-mail service, ad network, webhook ...) with their connection details.',

@@ -1,7 +1,14 @@
 import { CreateFoundationTables1763800000000 } from './1763800000000-create-foundation-tables.js';
 import { CreateMarketingTables1763900000000 } from './1763900000000-create-marketing-tables.js';
 import { AddAdminListIndexes1764100000000 } from './1764100000000-add-admin-list-indexes.js';
+import { AddUsersAccessVersion1764200000000 } from './1764200000000-add-users-access-version.js';
+import { AddCampaignsAllocationVersion1764210000000 } from './1764210000000-add-campaigns-allocation-version.js';
 import { CreateAudienceCustomerDestinationTables1764000000000 } from './1764000000000-create-audience-customer-destination-tables.js';
+import { AddAudienceRuleFields1764400000000 } from './1764400000000-add-audience-rule-fields.js';
+import { CreateCustomerImportTables1764500000000 } from './1764500000000-create-customer-import-tables.js';
+import { DropDuplicateCustomerEmailIndex1764500000001 } from './1764500000001-drop-duplicate-customer-email-index.js';
+import { AddSortKeysAndExactIdentifiers1764600000000 } from './1764600000000-add-sort-keys-and-exact-identifiers.js';
+import { CreateIdempotencyKeys1764600000001 } from './1764600000001-create-idempotency-keys.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -9,4 +16,11 @@ export const MIGRATIONS = [
   CreateMarketingTables1763900000000,
   CreateAudienceCustomerDestinationTables1764000000000,
   AddAdminListIndexes1764100000000,
+  AddUsersAccessVersion1764200000000,
+  AddCampaignsAllocationVersion1764210000000,
+  AddAudienceRuleFields1764400000000,
+  CreateCustomerImportTables1764500000000,
+  DropDuplicateCustomerEmailIndex1764500000001,
+  AddSortKeysAndExactIdentifiers1764600000000,
+  CreateIdempotencyKeys1764600000001,
 ];

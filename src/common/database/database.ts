@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
+import { ApiException } from '../http/api-exception.js';
+import { isRetryableConflict } from './database-errors.js';
+
+export type Dialect = 'mysql' | 'sqlite';
+export type SqlValue = string | number | boolean | Date | null;
+
+export interface WriteResult {
+  /** The id an INSERT gave its row. */
+  insertId: number;
+  /** Rows an UPDATE or DELETE changed. */
+  affected: number;
+}
+
+/** Runs SQL: the application's one way to the database outside start-up (migrations, seeds). */
+export interface Sql {
+  readonly dialect: Dialect;
+  query<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  run(sql: string, params?: readonly SqlValue[]): Promise<WriteResult>;
+}
+
+/** Attempts of a transaction that keeps losing deadlock / lock-wait / certification conflicts. */
+export const TRANSACTION_ATTEMPTS = 12;
+/** The longest pause between two attempts (the pauses grow from 10 ms). */
+const MAX_BACKOFF_MS = 1_000;
+export const CONFLICT_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Parameterised statements the callers compose (the generic resource layer composes them from
+ * entity metadata once per table), on the connections of TypeORM's data source. Transactions are
+ * retried from their start when the database resolves a conflict by aborting them (a deadlock, a
+ * lock-wait timeout, or a Galera certification failure); when the attempts run out the answer is 503.
+ *
+ * MySQL/MariaDB: prepared statements (mysql2 `execute`, cached per connection) on the data source's
+ * own pool: TypeORM's query runner wraps each statement in promises, events and copies that cost
+ * more than the statement itself on a cheap request (README, Performance). Every statement still
+ * goes through the data source's logger.
+ *
+ * SQLite is one connection for the whole process: its transactions and statements take turns, so
+ * that one request never sees another's uncommitted rows (nor nests a transaction inside it).
+ */
+@Injectable()
+export class Database implements Sql {
+  readonly dialect: Dialect;
+  /** Transactions run again because a concurrent one won a conflict (for the cluster figures). */
+  conflictRetries = 0;
+  private sqliteTurn: Promise<unknown> = Promise.resolve();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+  }
+
+  query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    if (this.dialect === 'mysql') return this.execute<T[]>(this.pool(), sql, params);
+    return this.inTurn(() => this.dataSource.query<T[]>(sql, this.bind(params)));
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<WriteResult> {
+    if (this.dialect === 'mysql')
+      return mysqlWriteResult(await this.execute<ResultSetHeader>(this.pool(), sql, params));
+    return this.inTurn(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      try {
+        return writeResult(await runner.query(sql, this.bind(params), true));
+      } finally {
+        await runner.release();
+      }
+    });
+  }
+
+  /** Runs `work` in one transaction; the whole of `work` is run again when the database aborts it on a conflict. */
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.retryingConflicts(() => this.inTurn(() => this.once(work)));
+  }
+
+  private async retryingConflicts<T>(attemptOnce: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await attemptOnce();
+      } catch (error) {
+        if (!isRetryableConflict(error)) throw error;
+        if (attempt >= TRANSACTION_ATTEMPTS) {
+          throw new ApiException(
+            503,
+            { message: 'Service Unavailable: the change kept conflicting with concurrent changes. Try again shortly.' },
+            { 'retry-after': String(CONFLICT_RETRY_AFTER_SECONDS) },
+          );
+        }
+        this.conflictRetries++;
+        // Jittered exponential backoff (10 ms, 20 ms, 40 ms, ... up to 1 s, each ±50 %), so that
+        // writers that collided do not collide again in step.
+        await sleep(Math.min(MAX_BACKOFF_MS, 10 * 2 ** (attempt - 1)) * (0.5 + Math.random()));
+      }
+    }
+  }
+
+  private async once<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    if (this.dialect === 'mysql') return this.onceOnMysql(work);
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      const result = await work(this.inTransaction(runner));
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async onceOnMysql<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    const connection = await new Promise<PoolConnection>((resolve, reject) =>
+      this.pool().getConnection((error, conn) => (error ? reject(error) : resolve(conn))),
+    );
+    let broken = false;
+    try {
+      await this.execute(connection, 'START TRANSACTION', [], false);
+      const result = await work({
+        dialect: 'mysql',
+        query: (sql, params = []) => this.execute(connection, sql, params),
+        run: async (sql, params = []) => mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),
+      });
+      await this.execute(connection, 'COMMIT', [], false);
+      return result;
+    } catch (error) {
+      await this.execute(connection, 'ROLLBACK', [], false).catch(() => (broken = true));
+      throw error;
+    } finally {
+      // A connection whose rollback failed is in an unknown state: it leaves the pool.
+      if (broken) connection.destroy();
+      else connection.release();
+    }
+  }
+
+  /** One statement; `prepared: false` for statements the binary protocol does not take (transaction control). */
+  private execute<T>(on: Pool | PoolConnection, sql: string, params: readonly SqlValue[], prepared = true): Promise<T> {
+    this.dataSource.logger.logQuery(sql, params as unknown[]);
+    return new Promise<T>((resolve, reject) => {
+      const done = (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result as T));
+      if (prepared) on.execute(sql, params as SqlValue[], done);
+      else on.query(sql, done);
+    });
+  }
+
+  private pool(): Pool {
+    const pool = (this.dataSource.driver as MysqlDriver).pool as Pool | undefined;
+    if (!pool) throw Object.assign(new Error('Pool is closed'), { code: 'PROTOCOL_CONNECTION_LOST' });
+    return pool;
+  }
+
+  private inTransaction(runner: QueryRunner): Sql {
+    return {
+      dialect: this.dialect,
+      query: (sql, params = []) => runner.query(sql, this.bind(params)),
+      run: async (sql, params = []) => writeResult(await runner.query(sql, this.bind(params), true)),
+    };
+  }
+
+  /** SQLite takes every statement and transaction in turn; MySQL/MariaDB have a pool. */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.dialect === 'mysql') return work();
+    const turn = this.sqliteTurn.then(work);
+    this.sqliteTurn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Values as the driver binds them: SQLite keeps instants as UTC text, as TypeORM writes them. */
+  private bind(params: readonly SqlValue[]): unknown[] {
+    if (this.dialect === 'mysql') return params as unknown[];
+    return params.map((value) =>
+      value instanceof Date ? sqliteDateTime(value) : typeof value === 'boolean' ? Number(value) : value,
+    );
+  }
+}
+
+function mysqlWriteResult(header: ResultSetHeader): WriteResult {
+  return { insertId: Number(header.insertId ?? 0), affected: Number(header.affectedRows ?? 0) };
+}
+
+function writeResult(result: { raw: unknown; affected?: number | null }): WriteResult {
+  const raw = result.raw as { insertId?: number | string } | number | bigint | undefined;
+  const insertId = typeof raw === 'object' && raw !== null ? Number(raw.insertId ?? 0) : Number(raw ?? 0);
+  return { insertId, affected: Number(result.affected ?? 0) };
+}
+
+/** `YYYY-MM-DD HH:MM:SS.SSS` in UTC, the text TypeORM stores SQLite datetimes as. */
+export const sqliteDateTime = (date: Date): string => date.toISOString().replace('T', ' ').replace('Z', '');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

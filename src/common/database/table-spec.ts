@@ -1,0 +1,104 @@
+import type { DataSource, EntityMetadata, ObjectLiteral } from 'typeorm';
+import { toDate } from '../http/serialize.js';
+import { sortKeyOf, sortKeysOf } from './sort-key.js';
+
+type Normalize = (value: unknown) => unknown;
+
+const toNumber: Normalize = (v) => (v === null || v === undefined ? null : Number(v));
+const toBoolean: Normalize = (v) => (v === null || v === undefined ? null : Boolean(Number(v)));
+const toInstant: Normalize = (v) => toDate(v as Date | string | null);
+
+function normalizerFor(type: unknown): Normalize | undefined {
+  const name = typeof type === 'string' ? type : typeof type === 'function' ? type.name.toLowerCase() : '';
+  if (['decimal', 'numeric', 'bigint', 'int', 'integer', 'float', 'double', 'number'].includes(name)) return toNumber;
+  if (name === 'boolean') return toBoolean;
+  if (['datetime', 'timestamp', 'date'].includes(name)) return toInstant;
+  return undefined;
+}
+
+/**
+ * What the generic layer needs of a table, read once from the entity's TypeORM metadata: its name,
+ * the column list to select, and how to turn a driver's row into the entity's values (ids and
+ * DECIMALs as numbers, booleans from 0/1, dates as Date: the drivers differ on all three).
+ */
+export class TableSpec<E extends ObjectLiteral> {
+  readonly table: string;
+  readonly columns: readonly string[];
+  /** `a.id, a.name, ...` for a given alias. */
+  readonly selectList: (alias: string) => string;
+  readonly softDeleteColumn: string | undefined;
+  readonly entityName: string;
+  /** Key columns by the column they are the key of (sort-key.ts). */
+  readonly sortKeys: ReadonlyMap<string, string>;
+  /** The columns the activity log records: every column but the keys. */
+  readonly loggedColumns: readonly string[];
+  private readonly normalizers: readonly [string, Normalize | undefined][];
+  private readonly columnSet: ReadonlySet<string>;
+  private readonly defaultValues: Readonly<Record<string, unknown>>;
+
+  constructor(metadata: EntityMetadata) {
+    this.table = metadata.tableName;
+    this.entityName = metadata.name;
+    this.columns = metadata.columns.map((c) => c.databaseName);
+    this.columnSet = new Set(this.columns);
+    this.softDeleteColumn = metadata.deleteDateColumn?.databaseName;
+    this.sortKeys = sortKeysOf(metadata.target);
+    const keyColumns = new Set(this.sortKeys.values());
+    this.loggedColumns = this.columns.filter((c) => !keyColumns.has(c));
+    this.normalizers = metadata.columns.map((c) => [c.databaseName, normalizerFor(c.type)]);
+    // What an INSERT that names every column writes where the caller gave no value.
+    this.defaultValues = Object.fromEntries(
+      metadata.columns
+        .filter((c) => !c.isPrimary)
+        .map((c) => [c.databaseName, typeof c.default === 'function' ? null : (c.default ?? null)]),
+    );
+    const cache = new Map<string, string>();
+    this.selectList = (alias) => {
+      let list = cache.get(alias);
+      if (!list) {
+        list = this.columns.map((c) => `${alias}.${c}`).join(', ');
+        cache.set(alias, list);
+      }
+      return list;
+    };
+  }
+
+  static of<E extends ObjectLiteral>(
+    dataSource: DataSource,
+    entity: { new (): E } | (abstract new () => E),
+  ): TableSpec<E> {
+    return new TableSpec<E>(dataSource.getMetadata(entity));
+  }
+
+  /** Every column's default value (null where the entity declares none). */
+  defaults(): Record<string, unknown> {
+    return { ...this.defaultValues };
+  }
+
+  /** The column a list sorted by `field` orders on: its key where it has one. */
+  sortColumn(field: string): string {
+    return this.sortKeys.get(field) ?? field;
+  }
+
+  /** Sets the key of every keyed column among `values` (to write them together). */
+  withSortKeys<V extends Record<string, unknown>>(values: V): V {
+    if (this.sortKeys.size === 0) return values;
+    const out: Record<string, unknown> = { ...values };
+    for (const [source, key] of this.sortKeys) if (source in values) out[key] = sortKeyOf(values[source]);
+    return out as V;
+  }
+
+  has(column: string): boolean {
+    return this.columnSet.has(column);
+  }
+
+  /** The entity's values from a driver row (unknown columns are dropped). */
+  normalize(row: Record<string, unknown>): E {
+    const entity: Record<string, unknown> = {};
+    for (const [column, normalize] of this.normalizers) {
+      const value = row[column] === undefined ? null : row[column];
+      entity[column] = normalize ? normalize(value) : value;
+    }
+    return entity as E;
+  }
+}

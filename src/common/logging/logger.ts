@@ -1,0 +1,75 @@
+import type { LoggerService } from '@nestjs/common';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { AppConfig } from '../config/app-config.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, once authenticated (see the auth guard); logged with each request. */
+    user?: { id: number; tenant_id: number };
+    /** The tenant the request acts in (see the tenant guard). */
+    tenantId?: number;
+  }
+}
+
+/**
+ * JSON lines on stdout (or `destination`). Request lines carry `reqId`: fastify binds it on each
+ * request's logger. Written asynchronously: lines that arrive while a write is in progress go out
+ * together in the next one, instead of one blocking write per line (pino flushes on exit).
+ */
+export function createLogger(config: AppConfig, destination?: DestinationStream): Logger {
+  const options = { level: config.logLevel, base: undefined };
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * Fastify's request logging, reduced to one line per answered request: request id, tenant, user,
+ * method, path, status and duration. Never headers or bodies, so no secret can reach the log.
+ */
+export class RequestLog extends LogController {
+  incomingRequest(): void {}
+
+  requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const status = reply.statusCode;
+    const line = {
+      tenant_id: request.tenantId ?? request.user?.tenant_id,
+      user_id: request.user?.id,
+      method: request.method,
+      url: request.url,
+      status,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      err: error ?? undefined,
+    };
+    if (error || status >= 500) request.log.error(line, 'request failed');
+    else request.log.info(line, 'request completed');
+  }
+}
+
+/** Nest's own messages (start-up, errors outside a request) through the same pino logger. */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.logger.info({ context }, String(message));
+  }
+
+  error(message: unknown, trace?: string, context?: string): void {
+    this.logger.error({ context, trace }, message instanceof Error ? message.message : String(message));
+  }
+
+  warn(message: unknown, context?: string): void {
+    this.logger.warn({ context }, String(message));
+  }
+
+  debug(message: unknown, context?: string): void {
+    this.logger.debug({ context }, String(message));
+  }
+
+  verbose(message: unknown, context?: string): void {
+    this.logger.trace({ context }, String(message));
+  }
+
+  fatal(message: unknown, context?: string): void {
+    this.logger.fatal({ context }, String(message));
+  }
+}

@@ -1,0 +1,37 @@
+import type { Actor } from '../activity/activity-log.writer.js';
+import type { Sql } from '../database/database.js';
+import type { TableSpec } from '../database/table-spec.js';
+import type { Condition } from './keyset.js';
+import { TableGateway } from './table-gateway.js';
+
+/**
+ * Every row of a table above tenancy (tenants, roles, permissions) or, for a super-admin, of every
+ * tenant (the activity log): the separately named path for reads and writes across tenants.
+ */
+export class GlobalTable<E extends { id: number }> extends TableGateway<E> {
+  constructor(
+    spec: TableSpec<E>,
+    sql: Sql,
+    actor: Actor,
+    /** The tenant an activity entry about a row belongs to (a tenant's own: its id). */
+    private readonly activityTenant: (row: E) => number | null = () => null,
+  ) {
+    super(spec, sql, actor);
+  }
+
+  scope(alias = this.t): Condition {
+    return { sql: this.live(alias) ?? '1 = 1', params: [] };
+  }
+
+  protected stamp() {
+    return {};
+  }
+
+  protected tenantOf(row: E): number | null {
+    return this.activityTenant(row);
+  }
+
+  protected indexHint(): string {
+    return '';
+  }
+}

@@ -1,0 +1,50 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { AuthContext } from '../auth/auth-context.js';
+import { isSuperAdmin, type AuthUser } from '../auth/auth-user.js';
+import { Database } from '../database/database.js';
+import { RecordNotFound } from '../http/api-exception.js';
+
+export const TENANT_HEADER = 'x-tenant-id';
+
+const ifMatchOf = (request: FastifyRequest): string | undefined => {
+  const header = request.headers['if-match'];
+  return Array.isArray(header) ? header.join(', ') : header;
+};
+
+/**
+ * Puts the caller's AuthContext on the request: their tenant, or the one a super-admin names
+ * with X-Tenant-ID (for everyone else the header is ignored). Runs last among the guards.
+ */
+@Injectable()
+export class TenantGuard implements CanActivate {
+  constructor(private readonly db: Database) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthUser }>();
+    const user = request.user;
+    if (!user) return true;
+    const header = request.headers[TENANT_HEADER];
+    const chosen = isSuperAdmin(user) && header !== undefined && header !== '';
+    const auth: AuthContext = {
+      user,
+      tenantId: chosen ? await this.chosenTenant(user, header) : user.tenant_id,
+      tenantChosen: chosen,
+      requestId: request.id,
+      ifMatch: request.method === 'PUT' || request.method === 'DELETE' ? ifMatchOf(request) : undefined,
+    };
+    request.auth = auth;
+    request.tenantId = auth.tenantId;
+    return true;
+  }
+
+  private async chosenTenant(user: AuthUser, header: string | string[] | undefined): Promise<number> {
+    const value = Array.isArray(header) ? header[0] : (header ?? '');
+    const tenantId = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+    if (!(tenantId > 0)) throw new RecordNotFound('tenant');
+    if (tenantId === user.tenant_id) return tenantId;
+    const exists = await this.db.query('SELECT id FROM tenants WHERE id = ?', [tenantId]);
+    if (exists.length === 0) throw new RecordNotFound('tenant');
+    return tenantId;
+  }
+}
