@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
@@ -15,7 +16,7 @@ export class ActivityLogController {
   @RequirePermission('activity-log.view')
   @ApiOperation({ summary: 'Every create, update and delete, newest first; filter by subject, causer or event' })
   @ApiEnvelope(ActivityLogResponse, { list: 'page' })
-  listActivity(@Query() query: ActivityLogQueryDto): Promise<Page<ActivityLogResponse>> {
-    return this.activity.list(query);
+  listActivity(@Auth() auth: AuthContext, @Query() query: ActivityLogQueryDto): Promise<Page<ActivityLogResponse>> {
+    return this.activity.list(auth, query);
   }
 }

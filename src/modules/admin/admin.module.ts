@@ -1,10 +1,7 @@
 import { Module } from '@nestjs/common';
-import { tenantScoped } from '../../common/resources/tenant-scoped.repository.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { ActivityLogController } from './activity-log.controller.js';
 import { ActivityLogService } from './activity-log.service.js';
-import { ActivityLog } from './entities/activity-log.entity.js';
-import { User } from './entities/user.entity.js';
 import { RoleAssignments } from './role-assignments.js';
 import { RolesController } from './roles.controller.js';
 import { RolesService } from './roles.service.js';
@@ -13,17 +10,10 @@ import { TenantsService } from './tenants.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersService } from './users.service.js';
 
+/** Users, tenants, roles and permissions, and the activity log. */
 @Module({
   imports: [AuthModule],
   controllers: [UsersController, TenantsController, RolesController, ActivityLogController],
-  providers: [
-    UsersService,
-    TenantsService,
-    RolesService,
-    ActivityLogService,
-    RoleAssignments,
-    tenantScoped(User),
-    tenantScoped(ActivityLog),
-  ],
+  providers: [UsersService, TenantsService, RolesService, ActivityLogService, RoleAssignments],
 })
 export class AdminModule {}

@@ -1,22 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { In, type EntityManager } from 'typeorm';
-import { isSuperAdmin, SUPER_ADMIN, type AuthUser } from '../../common/auth/auth-user.js';
+import { isSuperAdmin, SUPER_ADMIN, USER_MODEL_TYPE, type AuthUser } from '../../common/auth/auth-user.js';
 import { GUARD_NAME } from '../../common/auth/permissions.js';
+import type { Sql } from '../../common/database/database.js';
 import { ApiException, ValidationFailed } from '../../common/http/api-exception.js';
-import { Role } from './entities/role.entity.js';
-import { USER_MODEL_TYPE } from './entities/user.entity.js';
+import { ACCESS_CHANGED_SQL } from '../auth/user-access.reader.js';
 
 const forbidden = () => new ApiException(403, { message: 'This action is unauthorized.' });
+
+export interface RoleRef {
+  id: number;
+  name: string;
+}
 
 /** Role names ↔ model_has_roles rows, with the §8 rules on who may change which roles. */
 @Injectable()
 export class RoleAssignments {
   /** The roles named, or a 422 on `roles.N` for each unknown name. */
-  async resolve(manager: EntityManager, names: string[]): Promise<Role[]> {
+  async resolve(sql: Sql, names: string[]): Promise<RoleRef[]> {
     const unique = [...new Set(names)];
-    const roles = unique.length
-      ? await manager.find(Role, { where: { name: In(unique), guard_name: GUARD_NAME } })
+    const rows = unique.length
+      ? await sql.query<{ id: number | string; name: string }>(
+          `SELECT id, name FROM roles WHERE guard_name = ? AND name IN (${unique.map(() => '?').join(', ')})`,
+          [GUARD_NAME, ...unique],
+        )
       : [];
+    const roles = rows.map((r) => ({ id: Number(r.id), name: r.name }));
     const errors: Record<string, string[]> = {};
     names.forEach((name, index) => {
       if (!roles.some((r) => r.name === name)) errors[`roles.${index}`] = [`The selected roles.${index} is invalid.`];
@@ -39,13 +47,16 @@ export class RoleAssignments {
     if (targetRoles.includes(SUPER_ADMIN) && !isSuperAdmin(caller)) throw forbidden();
   }
 
-  async replace(manager: EntityManager, userId: number, roles: Role[]): Promise<void> {
-    await manager.delete('model_has_roles', { model_type: USER_MODEL_TYPE, model_id: userId });
-    if (roles.length) {
-      await manager.insert(
-        'model_has_roles',
-        roles.map((role) => ({ role_id: role.id, model_type: USER_MODEL_TYPE, model_id: userId })),
-      );
+  /** Replaces the user's roles; every cached copy of their permissions goes stale with it. */
+  async replace(sql: Sql, userId: number, roles: RoleRef[]): Promise<void> {
+    await sql.run(ACCESS_CHANGED_SQL, [userId]);
+    await sql.run('DELETE FROM model_has_roles WHERE model_type = ? AND model_id = ?', [USER_MODEL_TYPE, userId]);
+    for (const role of roles) {
+      await sql.run('INSERT INTO model_has_roles (role_id, model_type, model_id) VALUES (?, ?, ?)', [
+        role.id,
+        USER_MODEL_TYPE,
+        userId,
+      ]);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
@@ -16,15 +17,15 @@ export class RolesController {
   @RequirePermission('roles.view')
   @ApiOperation({ summary: 'List roles with their permissions' })
   @ApiEnvelope(RoleResponse, { list: 'page' })
-  listRoles(@Query() query: NamedListQueryDto): Promise<Page<RoleResponse>> {
-    return this.roles.listRoles(query);
+  listRoles(@Auth() auth: AuthContext, @Query() query: NamedListQueryDto): Promise<Page<RoleResponse>> {
+    return this.roles.listRoles(auth, query);
   }
 
   @Get('permissions')
   @RequirePermission('roles.view')
   @ApiOperation({ summary: 'List permissions' })
   @ApiEnvelope(PermissionResponse, { list: 'page' })
-  listPermissions(@Query() query: NamedListQueryDto): Promise<Page<PermissionResponse>> {
-    return this.roles.listPermissions(query);
+  listPermissions(@Auth() auth: AuthContext, @Query() query: NamedListQueryDto): Promise<Page<PermissionResponse>> {
+    return this.roles.listPermissions(auth, query);
   }
 }

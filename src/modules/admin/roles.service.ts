@@ -1,44 +1,58 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { In, type DataSource } from 'typeorm';
-import type { Page } from '../../common/http/page.js';
-import { paginate } from '../../common/resources/keyset-paginator.js';
-import { whereContains } from '../../common/resources/search.js';
+import type { AuthContext } from '../../common/auth/auth-context.js';
+import { Page } from '../../common/http/page.js';
+import { containsCondition } from '../../common/resources/contains.js';
+import { pageRequest, type Condition } from '../../common/resources/keyset.js';
 import type { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
+import { Tables } from '../../common/resources/tables.js';
+import { Permission } from '../auth/entities/permission.entity.js';
+import { Role } from '../auth/entities/role.entity.js';
 import type { PermissionResponse, RoleResponse } from './dto/role.response.js';
-import { Permission } from './entities/permission.entity.js';
-import { Role } from './entities/role.entity.js';
 
+const SORTS = { name: 'string', created_at: 'date' } as const;
+
+/** Roles and permissions are seeded (src/database/seeds) and read here; they belong to no tenant. */
 @Injectable()
 export class RolesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly tables: Tables) {}
 
-  listRoles(query: NamedListQueryDto): Promise<Page<RoleResponse>> {
-    const qb = this.dataSource.getRepository(Role).createQueryBuilder('roles');
-    if (query.q) whereContains(qb, ['name'], query.q);
-    return paginate(qb, query, { name: 'string', created_at: 'date' }, async (roles) => {
-      // One query for the permissions of the whole page.
-      const withPermissions = roles.length
-        ? await this.dataSource.getRepository(Role).find({
-            where: { id: In(roles.map((r) => r.id)) },
-            relations: { permissions: true },
-          })
-        : [];
-      const byId = new Map(withPermissions.map((r) => [Number(r.id), r.permissions.map((p) => p.name).sort()]));
-      return roles.map((role) => ({
-        id: Number(role.id),
+  async listRoles(auth: AuthContext, query: NamedListQueryDto): Promise<Page<RoleResponse>> {
+    const { rows, meta } = await this.tables
+      .acrossTenants(Role, auth)
+      .page(pageRequest(query, SORTS), this.nameContains('roles', query.q), Boolean(query.q));
+    // One query for the permissions of the whole page.
+    const grants = rows.length
+      ? await this.tables.db.query<{ role_id: number | string; name: string }>(
+          `SELECT rp.role_id, p.name FROM role_has_permissions rp JOIN permissions p ON p.id = rp.permission_id
+            WHERE rp.role_id IN (${rows.map(() => '?').join(', ')})`,
+          rows.map((r) => r.id),
+        )
+      : [];
+    return new Page(
+      rows.map((role) => ({
+        id: role.id,
         name: role.name,
         guard_name: role.guard_name,
-        permissions: byId.get(Number(role.id)) ?? [],
-      }));
-    });
+        permissions: grants
+          .filter((g) => Number(g.role_id) === role.id)
+          .map((g) => g.name)
+          .sort(),
+      })),
+      meta,
+    );
   }
 
-  listPermissions(query: NamedListQueryDto): Promise<Page<PermissionResponse>> {
-    const qb = this.dataSource.getRepository(Permission).createQueryBuilder('permissions');
-    if (query.q) whereContains(qb, ['name'], query.q);
-    return paginate(qb, query, { name: 'string', created_at: 'date' }, (rows) =>
-      rows.map((p) => ({ id: Number(p.id), name: p.name, guard_name: p.guard_name })),
+  async listPermissions(auth: AuthContext, query: NamedListQueryDto): Promise<Page<PermissionResponse>> {
+    const { rows, meta } = await this.tables
+      .acrossTenants(Permission, auth)
+      .page(pageRequest(query, SORTS), this.nameContains('permissions', query.q), Boolean(query.q));
+    return new Page(
+      rows.map((p) => ({ id: p.id, name: p.name, guard_name: p.guard_name })),
+      meta,
     );
+  }
+
+  private nameContains(table: string, q: string | undefined): Condition[] {
+    return q ? [containsCondition([`\`${table}\`.\`name\``], q, this.tables.db.dialect)] : [];
   }
 }

@@ -1,10 +1,16 @@
 import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../../common/auth/auth-user.js';
-import { CurrentUser } from '../../common/auth/current-user.decorator.js';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
+import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
+import {
+  DeletePreconditions,
+  ETAG_HEADERS,
+  ReadPreconditions,
+  UpdatePreconditions,
+} from '../../common/openapi/route-docs.js';
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { TenantDto, TenantListQueryDto, TenantResponse } from './dto/tenant.dto.js';
 import { TenantsService } from './tenants.service.js';
@@ -18,38 +24,41 @@ export class TenantsController {
   @RequirePermission('tenants.view')
   @ApiOperation({ summary: 'List tenants (super-admin)' })
   @ApiEnvelope(TenantResponse, { list: 'page' })
-  listTenants(@Query() query: TenantListQueryDto): Promise<Page<TenantResponse>> {
-    return this.tenants.list(query);
+  listTenants(@Auth() auth: AuthContext, @Query() query: TenantListQueryDto): Promise<Page<TenantResponse>> {
+    return this.tenants.list(auth, query);
   }
 
   @Post()
   @RequirePermission('tenants.manage')
   @ApiOperation({ summary: 'Create a tenant (super-admin)' })
   @ApiEnvelope(TenantResponse, { status: 201 })
-  createTenant(@Body() dto: TenantDto): Promise<TenantResponse> {
-    return this.tenants.create(dto);
+  createTenant(@Auth() auth: AuthContext, @Body() dto: TenantDto): Promise<TenantResponse> {
+    return this.tenants.create(auth, dto);
   }
 
   @Get(':tenant_id')
   @RequirePermission('tenants.view')
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Read a tenant (super-admin)' })
-  @ApiEnvelope(TenantResponse)
-  getTenant(@IdParam('tenant_id') id: number): Promise<TenantResponse> {
-    return this.tenants.get(id);
+  @ApiEnvelope(TenantResponse, { headers: ETAG_HEADERS })
+  @ReadPreconditions()
+  getTenant(@Auth() auth: AuthContext, @IdParam('tenant_id') id: number): Promise<TenantResponse> {
+    return this.tenants.get(auth, id);
   }
 
   @Put(':tenant_id')
   @RequirePermission('tenants.manage')
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Update a tenant (deactivating locks its users out)' })
-  @ApiEnvelope(TenantResponse)
+  @ApiEnvelope(TenantResponse, { headers: ETAG_HEADERS })
+  @UpdatePreconditions()
+  @ApiResponse({ status: 409, description: 'The caller tried to deactivate their own tenant', type: ErrorBodyDto })
   updateTenant(
-    @CurrentUser() caller: AuthUser,
+    @Auth() auth: AuthContext,
     @IdParam('tenant_id') id: number,
     @Body() dto: TenantDto,
   ): Promise<TenantResponse> {
-    return this.tenants.update(caller, id, dto);
+    return this.tenants.update(auth, id, dto);
   }
 
   @Delete(':tenant_id')
@@ -57,8 +66,8 @@ export class TenantsController {
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Delete a tenant (409 while it has users)' })
   @ApiEnvelope(null)
-  async deleteTenant(@IdParam('tenant_id') id: number): Promise<null> {
-    await this.tenants.delete(id);
-    return null;
+  @DeletePreconditions()
+  deleteTenant(@Auth() auth: AuthContext, @IdParam('tenant_id') id: number): Promise<null> {
+    return this.tenants.delete(auth, id);
   }
 }

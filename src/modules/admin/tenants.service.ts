@@ -1,88 +1,104 @@
+import { assertIfMatch } from '../../common/http/conditional.js';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { Not, type DataSource, type EntityManager } from 'typeorm';
-import type { AuthUser } from '../../common/auth/auth-user.js';
+import type { AuthContext } from '../../common/auth/auth-context.js';
+import type { Sql } from '../../common/database/database.js';
+import { sortKeyOf } from '../../common/database/sort-key.js';
 import { DeleteConflict, RecordNotFound, ValidationFailed } from '../../common/http/api-exception.js';
-import type { Page } from '../../common/http/page.js';
-import { paginate } from '../../common/resources/keyset-paginator.js';
-import { whereContains } from '../../common/resources/search.js';
+import { Page } from '../../common/http/page.js';
+import { containsCondition } from '../../common/resources/contains.js';
+import type { GlobalTable } from '../../common/resources/global-table.js';
+import { pageRequest, type Condition } from '../../common/resources/keyset.js';
+import { Tables } from '../../common/resources/tables.js';
 import { AccessTokenService } from '../auth/access-token.service.js';
+import { Tenant } from '../auth/entities/tenant.entity.js';
 import { toTenantResponse, type TenantDto, type TenantListQueryDto, type TenantResponse } from './dto/tenant.dto.js';
-import { Tenant } from './entities/tenant.entity.js';
-import { User } from './entities/user.entity.js';
+
+const SORTS = { name: 'string', created_at: 'date' } as const;
 
 /** Tenants are the one resource above tenancy: only super-admins (tenants.*) reach this service. */
 @Injectable()
 export class TenantsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tables: Tables,
     private readonly tokens: AccessTokenService,
   ) {}
 
-  list(query: TenantListQueryDto): Promise<Page<TenantResponse>> {
-    const qb = this.dataSource.getRepository(Tenant).createQueryBuilder('tenants');
-    if (query.q) whereContains(qb, ['name'], query.q);
-    if (query.is_active !== undefined) qb.andWhere('tenants.is_active = :active', { active: query.is_active });
-    return paginate(qb, query, { name: 'string', created_at: 'date' }, (rows) => rows.map(toTenantResponse));
+  async list(auth: AuthContext, query: TenantListQueryDto): Promise<Page<TenantResponse>> {
+    const conditions: Condition[] = [];
+    if (query.q) conditions.push(containsCondition(['`tenants`.`name`'], query.q, this.tables.db.dialect));
+    if (query.is_active !== undefined) conditions.push({ sql: '`tenants`.`is_active` = ?', params: [query.is_active] });
+    const { rows, meta } = await this.tenants(auth).page(pageRequest(query, SORTS), conditions, conditions.length > 0);
+    return new Page(rows.map(toTenantResponse), meta);
   }
 
-  async get(id: number): Promise<TenantResponse> {
-    return toTenantResponse(await this.find(this.dataSource.manager, id));
+  async get(auth: AuthContext, id: number): Promise<TenantResponse> {
+    return toTenantResponse(await this.find(this.tenants(auth), id));
   }
 
-  async create(dto: TenantDto): Promise<TenantResponse> {
-    const tenant = await this.dataSource.transaction(async (manager) => {
-      await this.assertNameFree(manager, dto.name);
-      return manager.save(
-        manager.create(Tenant, {
-          name: dto.name,
-          description: dto.description ?? null,
-          is_active: dto.is_active ?? true,
-        }),
-      );
+  async create(auth: AuthContext, dto: TenantDto): Promise<TenantResponse> {
+    const tenant = await this.tables.db.transaction(async (sql) => {
+      const tenants = this.tenants(auth, sql);
+      await this.assertNameFree(tenants, dto.name);
+      return tenants.insert({ name: dto.name, description: dto.description ?? null, is_active: dto.is_active ?? true });
     });
     return toTenantResponse(tenant);
   }
 
-  async update(caller: AuthUser, id: number, dto: TenantDto): Promise<TenantResponse> {
-    const tenant = await this.dataSource.transaction(async (manager) => {
-      const tenant = await this.find(manager, id);
-      if (dto.name !== tenant.name) await this.assertNameFree(manager, dto.name, tenant.id);
+  async update(auth: AuthContext, id: number, dto: TenantDto): Promise<TenantResponse> {
+    const tenant = await this.tables.db.transaction(async (sql) => {
+      const tenants = this.tenants(auth, sql);
+      const tenant = await this.find(tenants, id, auth.ifMatch !== undefined);
+      assertIfMatch(auth.ifMatch, toTenantResponse(tenant));
+      if (sortKeyOf(dto.name) !== tenant.name_key) await this.assertNameFree(tenants, dto.name, tenant.id);
       const deactivating = dto.is_active === false && tenant.is_active;
-      if (deactivating && tenant.id === caller.tenant_id) {
+      if (deactivating && tenant.id === auth.user.tenant_id) {
         throw new DeleteConflict('You cannot deactivate your own tenant.');
       }
-      tenant.name = dto.name;
-      if (dto.description !== undefined) tenant.description = dto.description;
-      if (dto.is_active !== undefined) tenant.is_active = dto.is_active;
-      const saved = await manager.save(tenant);
-      if (deactivating) await this.tokens.revokeAllOfTenant(manager, tenant.id);
-      return saved;
+      const updated = await tenants.update(tenant, {
+        name: dto.name,
+        ...(dto.description !== undefined ? { description: dto.description } : {}),
+        ...(dto.is_active !== undefined ? { is_active: dto.is_active } : {}),
+      });
+      if (!updated) throw new RecordNotFound('tenant');
+      if (deactivating) await this.tokens.revokeAllOfTenant(sql, tenant.id);
+      return updated;
     });
     return toTenantResponse(tenant);
   }
 
-  async delete(id: number): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const tenant = await this.find(manager, id);
-      const users = await manager.count(User, { where: { tenant_id: tenant.id } });
+  async delete(auth: AuthContext, id: number): Promise<null> {
+    await this.tables.db.transaction(async (sql) => {
+      const tenants = this.tenants(auth, sql);
+      const tenant = await this.find(tenants, id, true);
+      assertIfMatch(auth.ifMatch, toTenantResponse(tenant));
+      const [row] = await sql.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM users WHERE tenant_id = ?', [
+        tenant.id,
+      ]);
+      const users = Number(row?.n ?? 0);
       if (users > 0) {
         throw new DeleteConflict(
           `The tenant cannot be deleted: ${users} user${users === 1 ? '' : 's'} belong${users === 1 ? 's' : ''} to it.`,
         );
       }
-      await manager.remove(tenant);
+      if (!(await tenants.remove(tenant))) throw new RecordNotFound('tenant');
     });
+    return null;
   }
 
-  private async find(manager: EntityManager, id: number): Promise<Tenant> {
-    const tenant = await manager.findOneBy(Tenant, { id });
+  /** Every tenant; a tenant's own changes are logged in that tenant. */
+  private tenants(auth: AuthContext, sql?: Sql): GlobalTable<Tenant> {
+    return this.tables.acrossTenants(Tenant, auth, sql, (tenant) => tenant.id);
+  }
+
+  private async find(tenants: GlobalTable<Tenant>, id: number, lock = false): Promise<Tenant> {
+    const tenant = await tenants.findById(id, { lock });
     if (!tenant) throw new RecordNotFound('tenant');
     return tenant;
   }
 
-  private async assertNameFree(manager: EntityManager, name: string, exceptId?: number): Promise<void> {
-    const taken = await manager.exists(Tenant, { where: exceptId ? { name, id: Not(exceptId) } : { name } });
-    if (taken) throw ValidationFailed.field('name', 'The name has already been taken.');
+  private async assertNameFree(tenants: GlobalTable<Tenant>, name: string, exceptId?: number): Promise<void> {
+    // Regardless of case: by the name's sort key, which the unique index also holds (sort-key.ts).
+    if (await tenants.exists({ name_key: sortKeyOf(name) }, exceptId))
+      throw ValidationFailed.field('name', 'The name has already been taken.');
   }
 }

@@ -1,82 +1,38 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
-import { associationService, createAssociationController } from '../../common/resources/association.js';
-import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
-import { ReferenceChecker } from '../../common/resources/reference-checker.js';
-import { createResourceController } from '../../common/resources/resource.controller.js';
-import { resourceService } from '../../common/resources/resource.providers.js';
-import { CampaignCascade } from '../marketing/campaign-cascade.js';
-import { MarketingModule } from '../marketing/marketing.module.js';
-import { AudiencesDefinition, CampaignAudiencesDefinition, SubAudiencesDefinition } from './audience.definitions.js';
-import {
-  AudienceDto,
-  AudienceResponse,
-  CampaignAudienceDto,
-  CampaignAudienceResponse,
-  CreateSubAudienceDto,
-  SubAudienceResponse,
-  UpdateSubAudienceDto,
-} from './dto/audience.dto.js';
-import { CampaignAudience, SubAudience } from './entities/audience.entity.js';
+import { Module } from '@nestjs/common';
+import { AudienceMembersService } from './audience-members.service.js';
+import { AudiencesController } from './audiences.controller.js';
+import { AudiencesService } from './audiences.service.js';
+import { CampaignAudiencesController } from './campaign-audiences.controller.js';
+import { CampaignAudiencesService } from './campaign-audiences.service.js';
+import { CustomerScans } from './customer-scan.js';
+import { IdFloors } from './id-floors.js';
+import { ScanSlots } from './scan-slots.js';
+import { SubAudiencesController } from './sub-audiences.controller.js';
+import { SubAudiencesService } from './sub-audiences.service.js';
+import { TreatmentAssignmentsController } from './treatment-assignments.controller.js';
+import { TreatmentAssignmentsService } from './treatment-assignments.service.js';
 
-const audiences = { view: 'audiences.view', manage: 'audiences.manage' } as const;
-
-export const AudiencesController = createResourceController({
-  definition: AudiencesDefinition,
-  tag: 'Audiences',
-  names: ['audience', 'audiences'],
-  permissions: audiences,
-  routes: { collection: 'audiences', item: 'audiences/:id', itemParam: 'id' },
-  response: AudienceResponse,
-  createDto: AudienceDto,
-  updateDto: AudienceDto,
-  listQuery: NamedListQueryDto,
-});
-
-export const SubAudiencesController = createResourceController({
-  definition: SubAudiencesDefinition,
-  tag: 'Audiences',
-  names: ['sub-audience', 'sub-audiences'],
-  permissions: audiences,
-  routes: {
-    collection: 'campaigns/:campaign_id/sub-audiences',
-    parentParam: 'campaign_id',
-    item: 'sub-audiences/:id',
-    itemParam: 'id',
-  },
-  response: SubAudienceResponse,
-  createDto: CreateSubAudienceDto,
-  updateDto: UpdateSubAudienceDto,
-  listQuery: NamedListQueryDto,
-});
-
-export const CampaignAudiencesController = createAssociationController({
-  definition: CampaignAudiencesDefinition,
-  tag: 'Audiences',
-  names: ['audience', 'audiences'],
-  permissions: audiences,
-  collection: 'campaigns/:campaign_id/audiences',
-  ownerParam: 'campaign_id',
-  remove: { path: 'campaigns/:campaign_id/audiences/:audience_id', param: 'audience_id', by: 'target' },
-  response: CampaignAudienceResponse,
-  createDto: CampaignAudienceDto,
-});
-
+/**
+ * Audiences with their rules, sub-audiences of campaigns, and audiences linked to campaigns; the
+ * customers they select, and the campaigns' treatment assignment of those customers.
+ */
 @Module({
-  imports: [MarketingModule],
-  controllers: [AudiencesController, SubAudiencesController, CampaignAudiencesController],
-  providers: [
-    ReferenceChecker,
-    ...resourceService(AudiencesDefinition),
-    ...resourceService(SubAudiencesDefinition),
-    ...associationService(CampaignAudiencesDefinition),
+  controllers: [
+    AudiencesController,
+    SubAudiencesController,
+    CampaignAudiencesController,
+    TreatmentAssignmentsController,
   ],
+  providers: [
+    AudiencesService,
+    SubAudiencesService,
+    CampaignAudiencesService,
+    AudienceMembersService,
+    TreatmentAssignmentsService,
+    CustomerScans,
+    IdFloors,
+    ScanSlots,
+  ],
+  exports: [AudiencesService],
 })
-export class AudienceModule implements OnModuleInit {
-  constructor(private readonly cascade: CampaignCascade) {}
-
-  /** A deleted campaign takes its sub-audiences and audience links with it. */
-  onModuleInit(): void {
-    this.cascade.register(SubAudience);
-    this.cascade.register(CampaignAudience);
-  }
-}
+export class AudienceModule {}

@@ -1,13 +1,13 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../../common/auth/auth-user.js';
+import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { AuthRateLimited } from '../../common/throttling/auth-rate-limit.js';
-import { CurrentUser } from '../../common/auth/current-user.decorator.js';
 import { Public } from '../../common/auth/public.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.interceptor.js';
+import { ResponseMessage } from '../../common/http/envelope.js';
+import { RequestId } from '../../common/http/request-id.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
-import { CurrentUserResponse } from '../admin/dto/user.response.js';
+import { CurrentUserResponse } from './dto/user.response.js';
 import { AuthService } from './auth.service.js';
 import { LoginDto } from './dto/login.dto.js';
 import { LoginResponse } from './dto/login.response.js';
@@ -29,8 +29,8 @@ export class AuthController {
   @ApiOperation({ summary: 'Sign in on one device; answers a bearer token for that device' })
   @ResponseMessage('Login successful.')
   @ApiEnvelope(LoginResponse)
-  login(@Body() dto: LoginDto): Promise<LoginResponse> {
-    return this.auth.login(dto);
+  login(@Body() dto: LoginDto, @RequestId() requestId: string): Promise<LoginResponse> {
+    return this.auth.login(dto, requestId);
   }
 
   @Post('logout')
@@ -38,16 +38,15 @@ export class AuthController {
   @ApiOperation({ summary: 'Revoke the token used for this request (other devices stay signed in)' })
   @ResponseMessage('Logged out successfully.')
   @ApiEnvelope(null)
-  async logout(@CurrentUser() user: AuthUser): Promise<null> {
-    await this.auth.logout(user);
-    return null;
+  logout(@Auth() auth: AuthContext): Promise<null> {
+    return this.auth.logout(auth.user);
   }
 
   @Get('user')
   @ApiOperation({ summary: 'The signed-in user, with roles and effective permissions' })
   @ApiEnvelope(CurrentUserResponse)
-  currentUser(@CurrentUser() user: AuthUser): Promise<CurrentUserResponse> {
-    return this.auth.currentUser(user);
+  currentUser(@Auth() auth: AuthContext): Promise<CurrentUserResponse> {
+    return this.auth.currentUser(auth);
   }
 
   @Post('forgot-password')
@@ -67,9 +66,8 @@ export class AuthController {
     description: 'The mail transport refused the message or was unreachable',
     type: ErrorBodyDto,
   })
-  async forgotPassword(@Body() dto: ForgotPasswordDto): Promise<null> {
-    await this.passwordReset.forgotPassword(dto);
-    return null;
+  forgotPassword(@Body() dto: ForgotPasswordDto, @RequestId() requestId: string): Promise<null> {
+    return this.passwordReset.forgotPassword(dto, requestId);
   }
 
   @Post('reset-password')
@@ -84,8 +82,7 @@ export class AuthController {
   })
   @ResponseMessage('Your password has been reset.')
   @ApiEnvelope(null)
-  async resetPassword(@Body() dto: ResetPasswordDto): Promise<null> {
-    await this.passwordReset.resetPassword(dto);
-    return null;
+  resetPassword(@Body() dto: ResetPasswordDto, @RequestId() requestId: string): Promise<null> {
+    return this.passwordReset.resetPassword(dto, requestId);
   }
 }

@@ -1,59 +1,58 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { AuthContext } from '../../common/auth/auth-context.js';
 import type { AuthUser } from '../../common/auth/auth-user.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { ValidationFailed } from '../../common/http/api-exception.js';
-import { toUserResponse, type CurrentUserResponse } from '../admin/dto/user.response.js';
-import { Tenant } from '../admin/entities/tenant.entity.js';
-import { User } from '../admin/entities/user.entity.js';
-import { UserAccessReader } from '../admin/user-access.reader.js';
+import { Tables } from '../../common/resources/tables.js';
 import { AccessTokenService } from './access-token.service.js';
 import type { LoginDto } from './dto/login.dto.js';
 import type { LoginResponse } from './dto/login.response.js';
+import { toUserResponse, type CurrentUserResponse } from './dto/user.response.js';
+import { User } from './entities/user.entity.js';
+import { UserAccessReader } from './user-access.reader.js';
 
 @Injectable()
 export class AuthService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tables: Tables,
     private readonly hasher: PasswordHasher,
     private readonly tokens: AccessTokenService,
     private readonly access: UserAccessReader,
   ) {}
 
-  async login(dto: LoginDto): Promise<LoginResponse> {
-    const user = await this.dataSource
-      .getRepository(User)
-      .createQueryBuilder('u')
-      .addSelect('u.password')
-      .where('u.email = :email', { email: dto.email })
-      .getOne();
+  async login(dto: LoginDto, requestId: string): Promise<LoginResponse> {
+    // E-mail addresses are unique across tenants: the one cross-tenant read of a user by e-mail.
+    const [user] = await this.tables.acrossTenants(User, { requestId }).findWhere({ email: dto.email });
     if (!(await this.hasher.verify(dto.password, user?.password))) {
       throw ValidationFailed.field('email', 'The provided credentials are incorrect.');
     }
-    const account = user!;
-    const tenant = await this.dataSource.getRepository(Tenant).findOneBy({ id: account.tenant_id });
-    if (!account.is_active || !tenant?.is_active) {
+    const [tenant] = await this.tables.db.query<{ is_active: number | boolean }>(
+      'SELECT is_active FROM tenants WHERE id = ?',
+      [user.tenant_id],
+    );
+    if (!user.is_active || !tenant || !Number(tenant.is_active)) {
       throw ValidationFailed.field('email', 'This account is inactive.');
     }
-    const issued = await this.dataSource.transaction((manager) =>
-      this.tokens.issue(manager, account.id, dto.device_name),
-    );
-    const { roles } = await this.access.forUser(account.id);
+    const issued = await this.tables.db.transaction((sql) => this.tokens.issue(sql, user.id, dto.device_name));
+    const { roles } = await this.access.forUser(user.id);
     return {
       token: issued.token,
       token_type: 'Bearer',
       expires_at: issued.expires_at.toISOString(),
-      user: toUserResponse(account, roles),
+      user: toUserResponse(user, roles),
     };
   }
 
-  async logout(user: AuthUser): Promise<void> {
+  async logout(user: AuthUser): Promise<null> {
     await this.tokens.revoke(user.tokenId);
+    return null;
   }
 
-  async currentUser(caller: AuthUser): Promise<CurrentUserResponse> {
-    const user = await this.dataSource.getRepository(User).findOneByOrFail({ id: caller.id });
+  /** The caller's own record (a super-admin acting in another tenant is still a user of their own). */
+  async currentUser(auth: AuthContext): Promise<CurrentUserResponse> {
+    const caller = auth.user;
+    const user = await this.tables.acrossTenants(User, auth).findById(caller.id);
+    if (!user) throw new Error('The authenticated user has no row.');
     return { ...toUserResponse(user, caller.roles), permissions: [...caller.permissions].sort() };
   }
 }

@@ -1,15 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import { recordActivity } from '../../common/activity/activity-log.writer.js';
+import { wholeSecondNow } from '../../common/database/columns.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
+import { toDate } from '../../common/http/serialize.js';
 import { ValidationFailed } from '../../common/http/api-exception.js';
-import { User } from '../admin/entities/user.entity.js';
+import { Tables } from '../../common/resources/tables.js';
 import { MailService } from '../mail/mail.service.js';
 import { AccessTokenService } from './access-token.service.js';
 import type { ForgotPasswordDto, ResetPasswordDto } from './dto/password-reset.dto.js';
-import { PasswordResetToken } from './entities/password-reset-token.entity.js';
+import { User } from './entities/user.entity.js';
 import { hashToken, tokenMatches } from './token-hash.js';
 
 /** A reset link works this long after it was requested (API-CONVENTIONS §8). */
@@ -25,37 +26,75 @@ const escapeHtml = (text: string) =>
 @Injectable()
 export class PasswordResetService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tables: Tables,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly hasher: PasswordHasher,
     private readonly tokens: AccessTokenService,
     private readonly mail: MailService,
   ) {}
 
-  async forgotPassword(dto: ForgotPasswordDto): Promise<void> {
-    const user = await this.dataSource.getRepository(User).findOneBy({ email: dto.email });
-    if (!user) throw unknownUser();
+  async forgotPassword(dto: ForgotPasswordDto, requestId: string): Promise<null> {
+    const user = await this.findUser(dto.email, requestId);
     const token = randomBytes(32).toString('hex');
     // Mail first: when the transport fails (502) nothing is stored and an earlier link keeps working.
     await this.mail.send({ to: user.email, ...this.resetMail(token, user.email) });
-    await this.dataSource
-      .getRepository(PasswordResetToken)
-      .upsert({ email: user.email, token: hashToken(token), created_at: new Date() }, ['email']);
+    // One pending link per e-mail: the new one replaces the old.
+    await this.tables.db.transaction(async (sql) => {
+      await sql.run('DELETE FROM password_reset_tokens WHERE email = ?', [user.email]);
+      await sql.run('INSERT INTO password_reset_tokens (email, token, created_at) VALUES (?, ?, ?)', [
+        user.email,
+        hashToken(token),
+        wholeSecondNow(),
+      ]);
+    });
+    return null;
   }
 
-  async resetPassword(dto: ResetPasswordDto): Promise<void> {
-    const user = await this.dataSource.getRepository(User).findOneBy({ email: dto.email });
-    if (!user) throw unknownUser();
-    const reset = await this.dataSource.getRepository(PasswordResetToken).findOneBy({ email: user.email });
-    if (!reset || !tokenMatches(dto.token, reset.token) || this.isExpired(reset.created_at)) throw invalidToken();
+  async resetPassword(dto: ResetPasswordDto, requestId: string): Promise<null> {
+    const user = await this.findUser(dto.email, requestId);
+    const [reset] = await this.tables.db.query<{ token: string; created_at: Date | string | null }>(
+      'SELECT token, created_at FROM password_reset_tokens WHERE email = ?',
+      [user.email],
+    );
+    if (!reset || !tokenMatches(dto.token, reset.token) || this.isExpired(toDate(reset.created_at))) {
+      throw invalidToken();
+    }
     const password = await this.hasher.hash(dto.password);
-    await this.dataSource.transaction(async (manager) => {
+    await this.tables.db.transaction(async (sql) => {
       // Conditional on the token, so that of two concurrent resets with one link only one succeeds.
-      const used = await manager.delete(PasswordResetToken, { email: reset.email, token: reset.token });
+      const used = await sql.run('DELETE FROM password_reset_tokens WHERE email = ? AND token = ?', [
+        user.email,
+        reset.token,
+      ]);
       if (!used.affected) throw invalidToken();
-      await manager.update(User, { id: user.id }, { password, updated_at: new Date() });
-      await this.tokens.revokeAllOfUser(manager, user.id);
+      await sql.run('UPDATE users SET password = ?, updated_at = ? WHERE id = ?', [
+        password,
+        wholeSecondNow(),
+        user.id,
+      ]);
+      await this.tokens.revokeAllOfUser(sql, user.id);
+      // In the log, without the secret: which user, when, and that it was a reset by e-mail link.
+      await recordActivity(
+        sql,
+        { requestId },
+        {
+          subjectType: 'User',
+          subjectId: user.id,
+          tenantId: user.tenant_id,
+          event: 'updated',
+          description: 'password reset',
+          attributes: {},
+          old: {},
+        },
+      );
     });
+    return null;
+  }
+
+  private async findUser(email: string, requestId: string): Promise<User> {
+    const [user] = await this.tables.acrossTenants(User, { requestId }).findWhere({ email });
+    if (!user) throw unknownUser();
+    return user;
   }
 
   private isExpired(createdAt: Date | null): boolean {

@@ -1,10 +1,16 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/public.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.interceptor.js';
+import { ResponseMessage } from '../../common/http/envelope.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { DiagnosticsService } from './diagnostics.service.js';
-import { ConnectionFailureBody, ConnectionStatus, SchemaFailureBody, TableEntry } from './dto/diagnostics.responses.js';
+import {
+  ConnectionFailureBody,
+  ConnectionStatus,
+  HealthStatus,
+  SchemaFailureBody,
+  TableEntry,
+} from './dto/diagnostics.responses.js';
 
 @ApiTags('Diagnostics')
 @Public()
@@ -50,9 +56,8 @@ export class DiagnosticsController {
   @Get('health')
   @ApiOperation({ summary: 'Liveness and database ping, for load balancers and HEALTHCHECK' })
   @ResponseMessage('OK')
-  @ApiEnvelope(null)
-  async health(): Promise<null> {
-    await this.diagnostics.ping();
-    return null;
+  @ApiEnvelope(HealthStatus)
+  health(): Promise<HealthStatus> {
+    return this.diagnostics.health();
   }
 }

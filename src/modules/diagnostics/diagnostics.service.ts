@@ -4,10 +4,11 @@ import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { scrubSecret } from '../../common/database/database-errors.js';
 import { ApiException } from '../../common/http/api-exception.js';
+import { RateLimitStatus } from '../../common/throttling/rate-limit-status.js';
 import { ColumnMetadata } from './entities/column-metadata.entity.js';
 import { TableMetadata } from './entities/table-metadata.entity.js';
 import { SchemaInspector, type TableInfo } from './schema-inspector.js';
-import type { ConnectionStatus, TableEntry } from './dto/diagnostics.responses.js';
+import type { ConnectionStatus, HealthStatus, TableEntry } from './dto/diagnostics.responses.js';
 
 @Injectable()
 export class DiagnosticsService {
@@ -15,6 +16,7 @@ export class DiagnosticsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inspector: SchemaInspector,
+    private readonly rateLimit: RateLimitStatus,
   ) {}
 
   /** Connection check for /api/db/test: its failure is a 500 body that names the error, never the password. */
@@ -30,6 +32,13 @@ export class DiagnosticsService {
         data: { ...base, error: this.errorText(error) },
       });
     }
+  }
+
+  /** For load balancers: 503 when the database is down (the filter's answer); degraded, still 200, when Redis is. */
+  async health(): Promise<HealthStatus> {
+    await this.ping();
+    const counters = this.rateLimit.counters();
+    return { status: counters === 'degraded' ? 'degraded' : 'ok', database: 'up', rate_limit_counters: counters };
   }
 
   async ping(): Promise<void> {

@@ -1,8 +1,10 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { wholeSecondNow } from '../../common/database/columns.js';
 import { appTypeOf, displayNameOf } from '../../database/metadata/derive-labels.js';
 import { TABLE_DESCRIPTIONS } from '../../database/metadata/table-descriptions.js';
+import { withStartupLock } from '../../database/startup-lock.js';
 import { ColumnMetadata } from './entities/column-metadata.entity.js';
 import { TableMetadata } from './entities/table-metadata.entity.js';
 import { SchemaInspector } from './schema-inspector.js';
@@ -21,6 +23,10 @@ export class MetadataSeeder implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    await withStartupLock(this.dataSource, () => this.seed());
+  }
+
+  private async seed(): Promise<void> {
     const tables = await this.inspector.tables();
     await this.dataSource.transaction(async (manager) => {
       const knownTables = new Set(
@@ -31,6 +37,7 @@ export class MetadataSeeder implements OnApplicationBootstrap {
           (c) => `${c.table_name}.${c.column_name}`,
         ),
       );
+      const now = wholeSecondNow();
       const newTables: Partial<TableMetadata>[] = [];
       const newColumns: Partial<ColumnMetadata>[] = [];
       for (const table of tables) {
@@ -41,6 +48,8 @@ export class MetadataSeeder implements OnApplicationBootstrap {
             display_name: description?.display_name ?? displayNameOf(table.table_name),
             app_type: description?.app_type ?? 'table',
             info: description?.info ?? null,
+            created_at: now,
+            updated_at: now,
           });
         }
         for (const column of table.columns) {
@@ -52,6 +61,8 @@ export class MetadataSeeder implements OnApplicationBootstrap {
             display_name: override.display_name ?? displayNameOf(column.name),
             app_type: override.app_type ?? appTypeOf(column),
             info: override.info ?? null,
+            created_at: now,
+            updated_at: now,
           });
         }
       }

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.interceptor.js';
+import { ResponseMessage } from '../../common/http/envelope.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
 import { SendEmailDto } from './dto/send-email.dto.js';

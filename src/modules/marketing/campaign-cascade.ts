@@ -1,25 +1,22 @@
-import { Injectable } from '@nestjs/common';
-import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
-import { CampaignKpi, CustomerGoal, TreatmentGroup } from './entities/campaign-children.entity.js';
+import { Inject, Injectable, type Type } from '@nestjs/common';
+import type { TenantTx } from '../../common/resources/tables.js';
+import type { TenantOwnedEntity } from '../../common/resources/tenant-owned.entity.js';
 import type { Campaign } from './entities/campaign.entity.js';
 
+/** The tables of the records that live inside a campaign, in the order a campaign's deletion removes them. */
+export const CAMPAIGN_CONTENTS = Symbol('CAMPAIGN_CONTENTS');
+export type CampaignContents = readonly Type<TenantOwnedEntity & { campaign_id: number }>[];
+
 /**
- * What a campaign takes with it when it is deleted. Rows are removed through the entity manager
- * (not left to ON DELETE CASCADE) so that each removal is in the activity log.
+ * What a campaign takes with it when it is deleted (API-CONVENTIONS §7). The list is declared once,
+ * where every module is known: src/campaign-contents.module.ts. Rows are removed one by one
+ * through their tenant-scoped table (not left to ON DELETE CASCADE), so that each is logged.
  */
 @Injectable()
 export class CampaignCascade {
-  private readonly contents: EntityTarget<ObjectLiteral>[] = [TreatmentGroup, CampaignKpi, CustomerGoal];
+  constructor(@Inject(CAMPAIGN_CONTENTS) private readonly contents: CampaignContents) {}
 
-  /** Other modules (audiences, destinations, validation rules) add the campaign rows they own. */
-  register(entity: EntityTarget<ObjectLiteral>): void {
-    if (!this.contents.includes(entity)) this.contents.unshift(entity);
-  }
-
-  async removeContents(campaign: Campaign, manager: EntityManager): Promise<void> {
-    for (const entity of this.contents) {
-      const rows = await manager.find(entity, { where: { campaign_id: campaign.id } });
-      if (rows.length) await manager.remove(entity, rows);
-    }
+  async removeContents(campaign: Campaign, tx: TenantTx): Promise<void> {
+    for (const entity of this.contents) await tx.table(entity).removeWhere({ campaign_id: campaign.id });
   }
 }

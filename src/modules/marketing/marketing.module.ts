@@ -1,25 +1,24 @@
 import { Module } from '@nestjs/common';
-import { ReferenceChecker } from '../../common/resources/reference-checker.js';
-import { resourceService } from '../../common/resources/resource.providers.js';
+import { ValidationModule } from '../validation/validation.module.js';
 import { CampaignCascade } from './campaign-cascade.js';
-import {
-  CampaignGroupsController,
-  CampaignKpisController,
-  CampaignsController,
-  CustomerGoalsController,
-  MarketingProgramsController,
-  TreatmentGroupsController,
-} from './marketing.controllers.js';
-import {
-  CampaignGroupsDefinition,
-  CampaignKpisDefinition,
-  CampaignsDefinition,
-  CustomerGoalsDefinition,
-  MarketingProgramsDefinition,
-  TreatmentGroupsDefinition,
-} from './marketing.definitions.js';
+import { CampaignGroupsController } from './campaign-groups.controller.js';
+import { CampaignGroupsService } from './campaign-groups.service.js';
+import { CampaignKpisController } from './campaign-kpis.controller.js';
+import { CampaignKpisService } from './campaign-kpis.service.js';
+import { CampaignValidationRulesController } from './campaign-validation-rules.controller.js';
+import { CampaignValidationRulesService } from './campaign-validation-rules.service.js';
+import { CampaignsController } from './campaigns.controller.js';
+import { CampaignsService } from './campaigns.service.js';
+import { CustomerGoalsController } from './customer-goals.controller.js';
+import { CustomerGoalsService } from './customer-goals.service.js';
+import { MarketingProgramsController } from './marketing-programs.controller.js';
+import { MarketingProgramsService } from './marketing-programs.service.js';
+import { TreatmentGroupsController } from './treatment-groups.controller.js';
+import { TreatmentGroupsService } from './treatment-groups.service.js';
 
+/** Programs → campaign groups → campaigns, and what lives in a campaign: treatment groups, KPIs, goals, rule links. */
 @Module({
+  imports: [ValidationModule],
   controllers: [
     MarketingProgramsController,
     CampaignGroupsController,
@@ -27,17 +26,18 @@ import {
     TreatmentGroupsController,
     CampaignKpisController,
     CustomerGoalsController,
+    CampaignValidationRulesController,
   ],
   providers: [
     CampaignCascade,
-    ReferenceChecker,
-    ...resourceService(MarketingProgramsDefinition),
-    ...resourceService(CampaignGroupsDefinition),
-    ...resourceService(CampaignsDefinition),
-    ...resourceService(TreatmentGroupsDefinition),
-    ...resourceService(CampaignKpisDefinition),
-    ...resourceService(CustomerGoalsDefinition),
+    MarketingProgramsService,
+    CampaignGroupsService,
+    CampaignsService,
+    TreatmentGroupsService,
+    CampaignKpisService,
+    CustomerGoalsService,
+    CampaignValidationRulesService,
   ],
-  exports: [CampaignCascade, ReferenceChecker],
+  exports: [CampaignsService, TreatmentGroupsService],
 })
 export class MarketingModule {}

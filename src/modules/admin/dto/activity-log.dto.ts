@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { toIso } from '../../../common/http/serialize.js';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
 import { IdField, StringField } from '../../../common/validation/fields.js';
-import type { ActivityLog } from '../entities/activity-log.entity.js';
+import type { ActivityLog } from '../../../common/activity/activity-log.entity.js';
 
 export const ACTIVITY_EVENTS = ['created', 'updated', 'deleted'] as const;
 
@@ -35,21 +35,26 @@ export class ActivityLogResponse {
   @ApiProperty({ type: String, nullable: true, example: 'user' }) causer_type: string | null;
   @ApiProperty({ type: Number, nullable: true }) causer_id: number | null;
   @ApiProperty({ type: ActivityProperties }) properties: ActivityProperties;
-  @ApiProperty({ type: String, nullable: true, format: 'uuid' }) batch_uuid: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The request id (`x-request-id`) of the request that made the change',
+  })
+  batch_uuid: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
 }
 
 export function toActivityLogResponse(entry: ActivityLog): ActivityLogResponse {
   const properties = entry.properties ? (JSON.parse(entry.properties) as Partial<ActivityProperties>) : {};
   return {
-    id: Number(entry.id),
+    id: entry.id,
     log_name: entry.log_name,
     description: entry.description,
     subject_type: entry.subject_type,
-    subject_id: entry.subject_id === null ? null : Number(entry.subject_id),
+    subject_id: entry.subject_id,
     event: entry.event,
     causer_type: entry.causer_type,
-    causer_id: entry.causer_id === null ? null : Number(entry.causer_id),
+    causer_id: entry.causer_id,
     properties: { attributes: properties.attributes ?? {}, old: properties.old ?? null },
     batch_uuid: entry.batch_uuid,
     created_at: toIso(entry.created_at),

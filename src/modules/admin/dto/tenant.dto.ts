@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { toIso } from '../../../common/http/serialize.js';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
 import { BooleanField, StringField } from '../../../common/validation/fields.js';
-import type { Tenant } from '../entities/tenant.entity.js';
+import type { Tenant } from '../../auth/entities/tenant.entity.js';
 
 export class TenantDto {
   @StringField({ max: 255, example: 'Acme' })
@@ -33,10 +33,10 @@ export class TenantResponse {
 }
 
 export const toTenantResponse = (tenant: Tenant): TenantResponse => ({
-  id: Number(tenant.id),
+  id: tenant.id,
   name: tenant.name,
   description: tenant.description,
-  is_active: Boolean(tenant.is_active),
+  is_active: tenant.is_active,
   created_at: toIso(tenant.created_at),
   updated_at: toIso(tenant.updated_at),
 });

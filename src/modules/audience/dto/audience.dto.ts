@@ -1,34 +1,63 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IdField, JsonStringField, NestedArrayField, StringField } from '../../../common/validation/fields.js';
+import type { MatchMode } from '../rules/rule-grammar.js';
+import {
+  ConditionTreeText,
+  MATCH_DESCRIPTION,
+  MATCH_MODES,
+  RULE_VALUE_DESCRIPTION,
+  RuleFieldProperty,
+  RuleOperand,
+  RuleOperatorProperty,
+  SEGMENT_DESCRIPTION,
+} from './rule-fields.js';
 
 export class AudienceRuleDto {
   @StringField({ max: 255, example: 'country' })
   rule_type: string;
 
-  @StringField({ max: 255, example: 'NL' })
+  @StringField({ max: 255, example: 'NL', description: RULE_VALUE_DESCRIPTION })
+  @RuleOperand()
   rule_value: string;
+
+  @RuleFieldProperty()
+  field?: string | null;
+
+  @RuleOperatorProperty()
+  operator?: string | null;
 }
 
-export class AudienceDto {
-  @StringField({ max: 255, example: 'Returning buyers' })
-  name: string;
-
-  @StringField({ required: false, nullable: true })
-  description?: string | null;
-
+/** What selects an audience's customers: its rules and how they combine (also the body of a preview). */
+export class AudienceSelectionDto {
   @NestedArrayField(() => AudienceRuleDto, {
     required: false,
     max: 1000,
     description: 'Replaces the whole set when sent',
   })
   rules?: AudienceRuleDto[];
+
+  @StringField({ required: false, in: MATCH_MODES, description: MATCH_DESCRIPTION, example: 'all' })
+  match?: MatchMode;
+}
+
+export class AudienceDto extends AudienceSelectionDto {
+  @StringField({ max: 255, example: 'Returning buyers' })
+  name: string;
+
+  @StringField({ required: false, nullable: true })
+  description?: string | null;
 }
 
 export class CampaignAudienceDto {
   @IdField({ description: 'A live audience of the same tenant' })
   audience_id: number;
 
-  @JsonStringField({ required: false, nullable: true, example: '{"min_orders":2}' })
+  @JsonStringField({
+    required: false,
+    nullable: true,
+    example: '{"field":"attributes.plan","operator":"in","value":["pro","enterprise"]}',
+    description: SEGMENT_DESCRIPTION,
+  })
+  @ConditionTreeText('segment override')
   segment_override?: string | null;
 }
 
@@ -39,7 +68,11 @@ abstract class SubAudienceFieldsDto {
   @StringField({ required: false, nullable: true })
   description?: string | null;
 
-  @JsonStringField({ example: '{"last_order_days":30}' })
+  @JsonStringField({
+    example: '{"all":[{"field":"created_at","operator":"within_last_days","value":30}]}',
+    description: SEGMENT_DESCRIPTION,
+  })
+  @ConditionTreeText('segment definition')
   segment_definition: string;
 }
 
@@ -49,35 +82,3 @@ export class CreateSubAudienceDto extends SubAudienceFieldsDto {
 }
 
 export class UpdateSubAudienceDto extends SubAudienceFieldsDto {}
-
-class AudienceRuleResponse {
-  @ApiProperty() id: number;
-  @ApiProperty() rule_type: string;
-  @ApiProperty() rule_value: string;
-}
-
-export class AudienceResponse {
-  @ApiProperty() id: number;
-  @ApiProperty() tenant_id: number;
-  @ApiProperty() name: string;
-  @ApiProperty({ type: String, nullable: true }) description: string | null;
-  @ApiProperty({ type: [AudienceRuleResponse] }) rules: AudienceRuleResponse[];
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at: string | null;
-}
-
-export class CampaignAudienceResponse extends AudienceResponse {
-  @ApiProperty({ type: String, nullable: true, description: 'JSON text, as sent' }) segment_override: string | null;
-}
-
-export class SubAudienceResponse {
-  @ApiProperty() id: number;
-  @ApiProperty() tenant_id: number;
-  @ApiProperty() campaign_id: number;
-  @ApiProperty() audience_id: number;
-  @ApiProperty() name: string;
-  @ApiProperty({ type: String, nullable: true }) description: string | null;
-  @ApiProperty({ description: 'JSON text, as sent' }) segment_definition: string;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at: string | null;
-}

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { UserResponse } from '../../admin/dto/user.response.js';
+import { UserResponse } from './user.response.js';
 
 export class LoginResponse {
   @ApiProperty({ description: 'Signed JWT; send it as `Authorization: Bearer <token>`' })

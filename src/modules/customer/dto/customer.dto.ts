@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
 import { BooleanField, EmailField, JsonStringField, StringField } from '../../../common/validation/fields.js';
 
@@ -40,18 +39,4 @@ export class CustomerListQueryDto extends ListQueryDto {
 
   @BooleanField({ required: false })
   is_active?: boolean;
-}
-
-export class CustomerResponse {
-  @ApiProperty() id: number;
-  @ApiProperty() tenant_id: number;
-  @ApiProperty({ type: String, nullable: true }) external_id: string | null;
-  @ApiProperty({ type: String, nullable: true }) first_name: string | null;
-  @ApiProperty({ type: String, nullable: true }) last_name: string | null;
-  @ApiProperty({ type: String, nullable: true, format: 'email' }) email: string | null;
-  @ApiProperty({ type: String, nullable: true }) phone: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'JSON text, as sent' }) attributes: string | null;
-  @ApiProperty() is_active: boolean;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at: string | null;
 }

@@ -1,6 +1,7 @@
 import { Column, Entity } from 'typeorm';
 import { StringColumn, TextColumn } from '../../../common/database/columns.js';
 import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/database/sort-key.js';
 
 @Entity('customers')
 export class Customer extends TenantOwnedEntity {
@@ -12,6 +13,9 @@ export class Customer extends TenantOwnedEntity {
 
   @StringColumn(255, { nullable: true })
   last_name: string | null;
+
+  @SortKeyColumn('last_name')
+  last_name_key: string | null;
 
   @StringColumn(255, { nullable: true })
   email: string | null;

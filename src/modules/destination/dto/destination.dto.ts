@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
 import { BooleanField, IdField, JsonStringField, StringField } from '../../../common/validation/fields.js';
 
@@ -39,29 +38,4 @@ export class CampaignDestinationDto {
 
   @BooleanField({ required: false })
   is_active?: boolean;
-}
-
-export class DestinationResponse {
-  @ApiProperty() id: number;
-  @ApiProperty() tenant_id: number;
-  @ApiProperty() name: string;
-  @ApiProperty({ type: String, nullable: true }) description: string | null;
-  @ApiProperty() destination_type: string;
-  @ApiProperty({ description: 'JSON text, as sent' }) connection_details: string;
-  @ApiProperty() is_active: boolean;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at: string | null;
-}
-
-export class CampaignDestinationResponse {
-  @ApiProperty() id: number;
-  @ApiProperty() tenant_id: number;
-  @ApiProperty() campaign_id: number;
-  @ApiProperty() destination_id: number;
-  @ApiProperty({ type: Number, nullable: true }) treatment_group_id: number | null;
-  @ApiProperty({ description: 'JSON text, as sent' }) attribute_mapping: string;
-  @ApiProperty() is_active: boolean;
-  @ApiProperty({ type: DestinationResponse }) destination: DestinationResponse;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at: string | null;
 }

@@ -1,11 +1,15 @@
 import { Column, Entity } from 'typeorm';
 import { ForeignIdColumn, StringColumn, TextColumn } from '../../../common/database/columns.js';
 import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/database/sort-key.js';
 
 @Entity('destinations')
 export class Destination extends TenantOwnedEntity {
   @StringColumn()
   name: string;
+
+  @SortKeyColumn('name')
+  name_key: string | null;
 
   @TextColumn({ nullable: true })
   description: string | null;

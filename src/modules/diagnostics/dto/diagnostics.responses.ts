@@ -11,6 +11,24 @@ export class ConnectionStatus {
   status: 'connected';
 }
 
+export class HealthStatus {
+  @ApiProperty({
+    enum: ['ok', 'degraded'],
+    description: '`degraded`: serving, but a dependency other than the database is down',
+  })
+  status: 'ok' | 'degraded';
+
+  @ApiProperty({ enum: ['up'], description: 'The database answered a ping (otherwise the answer is 503)' })
+  database: 'up';
+
+  @ApiProperty({
+    enum: ['in-process', 'shared', 'degraded'],
+    description:
+      'Rate-limit counters: in this process (no REDIS_URL), shared in Redis, or `degraded` (Redis unreachable: per instance until it returns)',
+  })
+  rate_limit_counters: 'in-process' | 'shared' | 'degraded';
+}
+
 export class FieldDescriptor {
   @ApiProperty({ example: 'email' })
   name: string;

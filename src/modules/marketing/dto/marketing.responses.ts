@@ -1,7 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PLAN_STATUSES } from '../entities/plan.entity.js';
+import { recordFields } from '../../../common/http/record-fields.js';
+import type { CampaignKpi, CustomerGoal, TreatmentGroup } from '../entities/campaign-children.entity.js';
+import type { CampaignGroup } from '../entities/campaign-group.entity.js';
+import type { Campaign } from '../entities/campaign.entity.js';
+import type { MarketingProgram } from '../entities/marketing-program.entity.js';
+import { PLAN_STATUSES, type PlanEntity, type PlanStatus } from '../entities/plan.entity.js';
 
-/** Documentation of the records the marketing routes return (built by the generic record mapper). */
+/** The answers of the marketing routes, and the mappers that build them from rows. */
 abstract class RecordResponse {
   @ApiProperty() id: number;
   @ApiProperty() tenant_id: number;
@@ -12,24 +17,53 @@ abstract class RecordResponse {
 abstract class PlanResponse extends RecordResponse {
   @ApiProperty() name: string;
   @ApiProperty({ type: String, nullable: true }) description: string | null;
-  @ApiProperty({ enum: PLAN_STATUSES }) status: string;
+  @ApiProperty({ enum: PLAN_STATUSES }) status: PlanStatus;
   @ApiProperty({ format: 'date-time' }) start_date: string;
   @ApiProperty({ format: 'date-time' }) end_date: string;
   @ApiProperty({ example: 25000 }) budget: number;
   @ApiProperty() goal: string;
 }
 
+const planFields = (row: PlanEntity): Omit<PlanResponse, keyof RecordResponse> => ({
+  name: row.name,
+  description: row.description,
+  status: row.status,
+  start_date: row.start_date.toISOString(),
+  end_date: row.end_date.toISOString(),
+  budget: row.budget,
+  goal: row.goal,
+});
+
 export class MarketingProgramResponse extends PlanResponse {}
+
+export const toMarketingProgramResponse = (row: MarketingProgram): MarketingProgramResponse => ({
+  ...recordFields(row),
+  ...planFields(row),
+});
 
 export class CampaignGroupResponse extends PlanResponse {
   @ApiProperty() marketing_program_id: number;
 }
+
+export const toCampaignGroupResponse = (row: CampaignGroup): CampaignGroupResponse => ({
+  ...recordFields(row),
+  ...planFields(row),
+  marketing_program_id: row.marketing_program_id,
+});
 
 export class CampaignResponse extends PlanResponse {
   @ApiProperty() campaign_group_id: number;
   @ApiProperty({ type: String, nullable: true, description: 'JSON text, as sent' }) target_audience: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'JSON text, as sent' }) success_criteria: string | null;
 }
+
+export const toCampaignResponse = (row: Campaign): CampaignResponse => ({
+  ...recordFields(row),
+  ...planFields(row),
+  campaign_group_id: row.campaign_group_id,
+  target_audience: row.target_audience,
+  success_criteria: row.success_criteria,
+});
 
 abstract class CampaignChildResponse extends RecordResponse {
   @ApiProperty() campaign_id: number;
@@ -42,14 +76,43 @@ export class TreatmentGroupResponse extends CampaignChildResponse {
   @ApiProperty({ example: 50 }) allocation_percentage: number;
 }
 
+export const toTreatmentGroupResponse = (row: TreatmentGroup): TreatmentGroupResponse => ({
+  ...recordFields(row),
+  campaign_id: row.campaign_id,
+  name: row.name,
+  description: row.description,
+  type: row.type,
+  allocation_percentage: row.allocation_percentage,
+});
+
 export class CampaignKpiResponse extends CampaignChildResponse {
   @ApiProperty() kpi_type: string;
   @ApiProperty() target_value: number;
   @ApiProperty({ type: Number, nullable: true }) actual_value: number | null;
 }
 
+export const toCampaignKpiResponse = (row: CampaignKpi): CampaignKpiResponse => ({
+  ...recordFields(row),
+  campaign_id: row.campaign_id,
+  name: row.name,
+  description: row.description,
+  kpi_type: row.kpi_type,
+  target_value: row.target_value,
+  actual_value: row.actual_value,
+});
+
 export class CustomerGoalResponse extends CampaignChildResponse {
   @ApiProperty() goal_type: string;
   @ApiProperty() target_value: number;
   @ApiProperty({ type: Number, nullable: true }) validation_rule_id: number | null;
 }
+
+export const toCustomerGoalResponse = (row: CustomerGoal): CustomerGoalResponse => ({
+  ...recordFields(row),
+  campaign_id: row.campaign_id,
+  name: row.name,
+  description: row.description,
+  goal_type: row.goal_type,
+  target_value: row.target_value,
+  validation_rule_id: row.validation_rule_id,
+});

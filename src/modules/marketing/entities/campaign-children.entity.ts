@@ -1,6 +1,7 @@
 import { Entity } from 'typeorm';
 import { DecimalColumn, ForeignIdColumn, StringColumn, TextColumn } from '../../../common/database/columns.js';
 import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/database/sort-key.js';
 
 /** Base of the records that live inside one campaign. */
 export abstract class CampaignChild extends TenantOwnedEntity {
@@ -9,6 +10,9 @@ export abstract class CampaignChild extends TenantOwnedEntity {
 
   @StringColumn()
   name: string;
+
+  @SortKeyColumn('name')
+  name_key: string | null;
 
   @TextColumn({ nullable: true })
   description: string | null;
@@ -20,7 +24,7 @@ export class TreatmentGroup extends CampaignChild {
   type: string;
 
   @DecimalColumn(5, 2)
-  allocation_percentage: string | number;
+  allocation_percentage: number;
 }
 
 @Entity('campaign_kpis')
@@ -29,10 +33,10 @@ export class CampaignKpi extends CampaignChild {
   kpi_type: string;
 
   @DecimalColumn(15, 2)
-  target_value: string | number;
+  target_value: number;
 
   @DecimalColumn(15, 2, { nullable: true })
-  actual_value: string | number | null;
+  actual_value: number | null;
 }
 
 @Entity('customer_goals')
@@ -41,7 +45,7 @@ export class CustomerGoal extends CampaignChild {
   goal_type: string;
 
   @DecimalColumn(15, 2)
-  target_value: string | number;
+  target_value: number;
 
   @ForeignIdColumn({ nullable: true })
   validation_rule_id: number | null;

@@ -1,4 +1,4 @@
-import { Entity } from 'typeorm';
+import { Column, Entity } from 'typeorm';
 import { ForeignIdColumn, TextColumn } from '../../../common/database/columns.js';
 import { PlanEntity } from './plan.entity.js';
 
@@ -12,4 +12,8 @@ export class Campaign extends PlanEntity {
 
   @TextColumn({ nullable: true })
   success_criteria: string | null;
+
+  /** Incremented by every write of the campaign's treatment groups (their allocation rule); not published. */
+  @Column({ type: 'int', unsigned: true, default: 0 })
+  allocation_version: number;
 }

@@ -1,6 +1,7 @@
 import { Column } from 'typeorm';
 import { DecimalColumn, StringColumn, TextColumn } from '../../../common/database/columns.js';
 import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/database/sort-key.js';
 
 export const PLAN_STATUSES = ['draft', 'active', 'inactive'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
@@ -9,6 +10,9 @@ export type PlanStatus = (typeof PLAN_STATUSES)[number];
 export abstract class PlanEntity extends TenantOwnedEntity {
   @StringColumn()
   name: string;
+
+  @SortKeyColumn('name')
+  name_key: string | null;
 
   @TextColumn({ nullable: true })
   description: string | null;
@@ -23,7 +27,7 @@ export abstract class PlanEntity extends TenantOwnedEntity {
   end_date: Date;
 
   @DecimalColumn(15, 2)
-  budget: string | number;
+  budget: number;
 
   @StringColumn()
   goal: string;

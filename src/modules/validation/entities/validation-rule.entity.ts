@@ -1,12 +1,16 @@
 import { Column, DeleteDateColumn, Entity } from 'typeorm';
 import { StringColumn, TextColumn } from '../../../common/database/columns.js';
 import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/database/sort-key.js';
 
-/** Soft-deleted: a deleted rule vanishes from every read (TypeORM adds `deleted_at IS NULL`). */
+/** Soft-deleted: a deleted rule vanishes from every read (the tenant-scoped table adds `deleted_at IS NULL`). */
 @Entity('validation_rules')
 export class ValidationRule extends TenantOwnedEntity {
   @StringColumn()
   name: string;
+
+  @SortKeyColumn('name')
+  name_key: string | null;
 
   @TextColumn({ nullable: true })
   description: string | null;

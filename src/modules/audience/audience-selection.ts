@@ -1,0 +1,161 @@
+import type { Dialect } from '../../common/database/database.js';
+import type { TenantTx } from '../../common/resources/tables.js';
+import { quote } from '../../common/resources/table-gateway.js';
+import { AUDIENCE_RULES_TABLE, Audience, AudienceRule, CampaignAudience } from './entities/audience.entity.js';
+import { parseSegment } from './rules/condition-tree.js';
+import {
+  DEFAULT_MATCH,
+  evaluableConditions,
+  isMatchMode,
+  type Condition,
+  type MatchMode,
+  type RuleInput,
+} from './rules/rule-grammar.js';
+import {
+  MATCH_NOBODY,
+  and,
+  compileRules,
+  compileSegment,
+  impliedLowerBound,
+  or,
+  type CompileOptions,
+  type SqlFragment,
+} from './rules/sql-compiler.js';
+
+/** The alias every compiled filter uses for the customers table. */
+export const CUSTOMER_ALIAS = 'c';
+
+/**
+ * Which customers of the tenant something selects (an audience, a sub-audience, a campaign's
+ * eligible customers), as one SQL condition over `customers c`, evaluated at `now`.
+ */
+export interface Selection {
+  filter: SqlFragment;
+  /** False when nothing can be evaluated (no rule names a field): the selection is empty. */
+  evaluable: boolean;
+  /**
+   * The created_at (SQL text, as the compiler writes it) that every selected customer reaches,
+   * when the rules imply one: member scans turn it into an id floor (README of ./rules).
+   */
+  since: string | null;
+  now: Date;
+}
+
+export const compileOptions = (dialect: Dialect, now: Date): CompileOptions => ({
+  dialect,
+  alias: CUSTOMER_ALIAS,
+  now,
+});
+
+const NOBODY = (now: Date): Selection => ({ filter: MATCH_NOBODY, evaluable: false, since: null, now });
+
+/** The selection of rules combined by `match` (stored rules, or a preview's validated ones). */
+export function ruleSelection(rules: RuleInput[], match: MatchMode, dialect: Dialect, now: Date): Selection {
+  const conditions: Condition[] = evaluableConditions(rules);
+  if (conditions.length === 0) return NOBODY(now);
+  return {
+    filter: compileRules(conditions, match, compileOptions(dialect, now)),
+    evaluable: true,
+    since: impliedLowerBound(conditions, match, 'created_at', now),
+    now,
+  };
+}
+
+/** The selections of audiences read through the tenant scope, their rules read in one query. */
+export async function audienceSelections(
+  tx: TenantTx,
+  audiences: Pick<Audience, 'id' | 'match'>[],
+  now: Date,
+): Promise<Map<number, Selection>> {
+  const rules = await tx
+    .children(
+      AudienceRule,
+      'audience_id',
+      audiences.map((a) => a.id),
+    )
+    .list();
+  return new Map(
+    audiences.map((audience) => [
+      audience.id,
+      ruleSelection(
+        rules.filter((rule) => rule.audience_id === audience.id),
+        isMatchMode(audience.match) ? audience.match : DEFAULT_MATCH,
+        tx.sql.dialect,
+        now,
+      ),
+    ]),
+  );
+}
+
+/**
+ * A selection narrowed by a segment_definition / segment_override text: a condition tree keeps
+ * the customers that also match it; any other JSON (or none) narrows nothing. Texts are checked
+ * when written; one stored before trees existed that uses the tree keys without being a valid
+ * tree selects nobody (it cannot be evaluated, and selecting everybody would be the worse guess).
+ */
+export function narrowed(selection: Selection, segment: string | null, dialect: Dialect): Selection {
+  if (segment === null || !selection.evaluable) return selection;
+  const parsed = parseSegment(segment);
+  if (!parsed.ok) return NOBODY(selection.now);
+  const narrowing = compileSegment(parsed.segment, compileOptions(dialect, selection.now));
+  return narrowing ? { ...selection, filter: and(selection.filter, narrowing) } : selection;
+}
+
+/** Customers selected by any of these; the created_at floor survives when each has one. */
+export function anyOf(selections: Selection[], now: Date): Selection {
+  const live = selections.filter((s) => s.evaluable);
+  if (live.length === 0) return NOBODY(now);
+  const sinces = live.map((s) => s.since);
+  return {
+    filter: or(...live.map((s) => s.filter)),
+    evaluable: true,
+    since: sinces.every((s) => s !== null) ? (sinces as string[]).sort()[0] : null,
+    now,
+  };
+}
+
+/**
+ * The customers eligible for a campaign: members of any of its audiences, each narrowed by the
+ * link's segment_override. One query reads the links with their audiences and rules (an
+ * assignment lookup should cost about what a read of one record costs).
+ */
+export async function campaignEligibility(tx: TenantTx, campaignId: number, now: Date): Promise<Selection> {
+  const links = tx.table(CampaignAudience);
+  const audiences = tx.table(Audience);
+  const [l, a, r] = [quote(links.spec.table), quote(audiences.spec.table), quote(AUDIENCE_RULES_TABLE)];
+  const [linkScope, audienceScope] = [links.scope(l), audiences.scope(a)];
+  const rows = await tx.sql.query<{
+    link_id: number | string;
+    segment_override: string | null;
+    match: string;
+    rule_type: string | null;
+    rule_value: string | null;
+    field: string | null;
+    operator: string | null;
+  }>(
+    `SELECT ${l}.id AS link_id, ${l}.segment_override AS segment_override, ${a}.${quote('match')} AS ${quote('match')},
+            ${r}.rule_type AS rule_type, ${r}.rule_value AS rule_value, ${r}.field AS field, ${r}.operator AS operator
+       FROM ${l} JOIN ${a} ON ${a}.id = ${l}.audience_id
+       LEFT JOIN ${r} ON ${r}.audience_id = ${a}.id
+      WHERE ${l}.campaign_id = ? AND ${linkScope.sql} AND ${audienceScope.sql}
+      ORDER BY ${l}.id, ${r}.id`,
+    [campaignId, ...linkScope.params, ...audienceScope.params],
+  );
+  const linked = new Map<string, { segment: string | null; match: MatchMode; rules: RuleInput[] }>();
+  for (const row of rows) {
+    const key = String(row.link_id);
+    let link = linked.get(key);
+    if (!link) {
+      link = { segment: row.segment_override, match: isMatchMode(row.match) ? row.match : DEFAULT_MATCH, rules: [] };
+      linked.set(key, link);
+    }
+    if (row.rule_type !== null) link.rules.push(row);
+  }
+  const { dialect } = tx.sql;
+  return anyOf(
+    [...linked.values()].map((link) =>
+      narrowed(ruleSelection(link.rules, link.match, dialect, now), link.segment, dialect),
+    ),
+    now,
+  );
+}

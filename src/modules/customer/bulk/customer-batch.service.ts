@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthContext } from '../../../common/auth/auth-context.js';
+import { Database } from '../../../common/database/database.js';
+import { Page } from '../../../common/http/page.js';
+import { Tables } from '../../../common/resources/tables.js';
+import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
+import { checkCustomerItem } from './customer-input.js';
+import { InsertIds } from './insert-ids.js';
+import { upsertCustomers, withUpsertRetries, type UpsertOutcome, type UpsertRow } from './customer-upsert.js';
+
+/** `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction. */
+@Injectable()
+export class CustomerBatchService {
+  constructor(
+    private readonly db: Database,
+    private readonly tables: Tables,
+    private readonly insertIds: InsertIds,
+  ) {}
+
+  async upsert(auth: AuthContext, dto: CustomerBatchDto): Promise<Page<CustomerBatchResult, CustomerBatchCounts>> {
+    const checked = dto.items.map(checkCustomerItem);
+    const rows: UpsertRow[] = [];
+    const positions: number[] = [];
+    checked.forEach((item, index) => {
+      if (item.ok) {
+        rows.push({ values: item.values });
+        positions.push(index);
+      }
+    });
+    const idStep = await this.insertIds.consecutiveStep();
+    const written: UpsertOutcome[] = rows.length
+      ? await withUpsertRetries((attempt) =>
+          this.db.transaction((sql) =>
+            upsertCustomers(this.tables.within(auth, sql), rows, { logEach: true, idStep, exactKeys: attempt > 1 }),
+          ),
+        )
+      : [];
+    const outcomes: UpsertOutcome[] = checked.map((item) =>
+      item.ok ? (undefined as unknown as UpsertOutcome) : { status: 'failed', errors: item.errors },
+    );
+    positions.forEach((index, n) => (outcomes[index] = written[n]));
+
+    const counts: CustomerBatchCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+    const results = outcomes.map((outcome, index): CustomerBatchResult => {
+      counts[outcome.status]++;
+      return outcome.status === 'failed'
+        ? { index, status: 'failed', id: null, errors: outcome.errors }
+        : { index, status: outcome.status, id: outcome.id };
+    });
+    return new Page(results, counts);
+  }
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { ValidationFailed } from '../../common/http/api-exception.js';
+import { optional } from '../../common/resources/dto-values.js';
+import { ResourceService } from '../../common/resources/resource.service.js';
+import { Tables } from '../../common/resources/tables.js';
+import type { CustomerDto } from './dto/customer.dto.js';
+import { toCustomerResponse, type CustomerResponse } from './dto/customer.response.js';
+import { Customer } from './entities/customer.entity.js';
+
+@Injectable()
+export class CustomersService extends ResourceService<Customer, CustomerDto, CustomerResponse> {
+  constructor(tables: Tables) {
+    super(tables, {
+      entity: Customer,
+      label: 'customer',
+      sorts: { last_name: 'string|null', email: 'string|null', created_at: 'date' },
+      filters: { q: ['first_name', 'last_name', 'email', 'external_id'], exact: ['email', 'external_id', 'is_active'] },
+      toResponse: toCustomerResponse,
+      // Every field optional: a PUT changes only the fields it sends.
+      toColumns: (dto, existing) => ({
+        external_id: optional(dto.external_id, existing?.external_id, null),
+        first_name: optional(dto.first_name, existing?.first_name, null),
+        last_name: optional(dto.last_name, existing?.last_name, null),
+        email: optional(dto.email, existing?.email, null),
+        phone: optional(dto.phone, existing?.phone, null),
+        attributes: optional(dto.attributes, existing?.attributes, null),
+        is_active: optional(dto.is_active, existing?.is_active, true),
+      }),
+      /** `external_id` is unique within the tenant when given (an empty string is a value too, as in the index). */
+      validate: async (dto, { tx, existing }) => {
+        if (dto.external_id === undefined || dto.external_id === null || dto.external_id === existing?.external_id)
+          return;
+        if (await tx.table(Customer).exists({ external_id: dto.external_id }, existing?.id)) {
+          throw ValidationFailed.field('external_id', 'The external id has already been taken.');
+        }
+      },
+    });
+  }
+}

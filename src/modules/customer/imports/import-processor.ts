@@ -1,0 +1,180 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
+import { isDatabaseUnavailable } from '../../../common/database/database-errors.js';
+import { Database, type SqlValue } from '../../../common/database/database.js';
+import { Tables } from '../../../common/resources/tables.js';
+import { upsertCustomers, withUpsertRetries } from '../bulk/customer-upsert.js';
+import { InsertIds } from '../bulk/insert-ids.js';
+import type { CustomerImport } from '../entities/customer-import.entity.js';
+import { csvRows } from './csv-rows.js';
+import { headerColumns } from './import-file.js';
+import { ImportJobs, jobAuth, type ImportCounts } from './import-jobs.js';
+import { ImportRows, type ImportRow } from './import-rows.js';
+
+/** The job may not go on here: its lease went to another instance, or it was cancelled. */
+class JobTakenAway extends Error {}
+
+export type RunEnd = 'completed' | 'stopped' | 'taken-away' | 'failed' | 'interrupted';
+
+/**
+ * Runs one claimed job from where its last committed chunk ended: reads the file again from the
+ * start (skipping the rows already done, which also rebuilds the set of keys seen), then commits
+ * each chunk of rows together with the job's progress, counts and the chunk's errors in one
+ * transaction, fenced by the lease. Whatever stops it, the job's state is that of its last chunk.
+ */
+@Injectable()
+export class ImportProcessor {
+  private readonly logger = new Logger('CustomerImports');
+
+  constructor(
+    private readonly db: Database,
+    private readonly tables: Tables,
+    private readonly jobs: ImportJobs,
+    private readonly insertIds: InsertIds,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  filePath(job: CustomerImport): string {
+    return join(this.config.storageDir, job.file_path);
+  }
+
+  async run(job: CustomerImport, owner: string, shouldStop: () => boolean): Promise<RunEnd> {
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      this.jobs.renew(job, owner).then(
+        (ours) => (lost ||= !ours),
+        () => undefined,
+      );
+    }, this.jobs.leaseMs / 3);
+    heartbeat.unref();
+    try {
+      await this.process(job, owner, () => lost || shouldStop());
+      if (lost) throw new JobTakenAway();
+      if (shouldStop()) {
+        await this.jobs.release(job, owner);
+        return 'stopped';
+      }
+      await this.db.transaction((sql) => this.jobs.end(sql, job, 'completed', { owner, from: ['running'] }));
+      await this.removeFile(job);
+      return 'completed';
+    } catch (error) {
+      if (error instanceof JobTakenAway) {
+        const now = await this.jobs.read(job.id);
+        if (now && this.jobs.isFinished(now.status)) await this.removeFile(job);
+        return 'taken-away';
+      }
+      if (isDatabaseUnavailable(error)) {
+        // Nothing to record while the database is away: the lease runs out and the job resumes.
+        this.logger.warn(`import ${job.id}: database unavailable, leaving the job to its lease`);
+        return 'interrupted';
+      }
+      this.logger.error(`import ${job.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      await this.jobs.fail(job, owner, error);
+      await this.removeFile(job);
+      return 'failed';
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Reads and checks the next chunk while the current one is being written (the commits still go
+   * one after the other, each fenced at the position the previous one reached).
+   */
+  private async process(job: CustomerImport, owner: string, shouldStop: () => boolean): Promise<void> {
+    const { chunkRows } = this.config.imports;
+    let reader: ImportRows | undefined;
+    let skip = job.processed_rows;
+    let chunk: ImportRow[] = [];
+    let writing: Promise<void> = Promise.resolve();
+    const write = async (rows: ImportRow[]): Promise<boolean> => {
+      await writing;
+      if (shouldStop()) return false;
+      writing = this.commit(job, owner, rows);
+      writing.catch(() => undefined); // awaited before the next one, or below
+      return true;
+    };
+    try {
+      for await (const row of csvRows(createReadStream(this.filePath(job), { highWaterMark: 64 * 1024 }))) {
+        if (!reader) {
+          if ('broken' in row) throw new Error('The header row of a stored import is not valid CSV.');
+          reader = new ImportRows(headerColumns(row.cells));
+          continue;
+        }
+        const read = reader.read(row);
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        chunk.push(read);
+        if (chunk.length >= chunkRows) {
+          if (!(await write(chunk))) return;
+          chunk = [];
+        }
+      }
+      if (chunk.length) await write(chunk);
+      await writing;
+    } finally {
+      await writing.catch(() => undefined);
+    }
+  }
+
+  /** One chunk: the customers, the job's progress and counts, and the chunk's errors, in one transaction. */
+  private async commit(job: CustomerImport, owner: string, chunk: ImportRow[]): Promise<void> {
+    const writes = chunk.filter((row) => row.upsert);
+    const idStep = await this.insertIds.consecutiveStep();
+    const counts = await withUpsertRetries((attempt) =>
+      this.db.transaction(async (sql) => {
+        if (!(await this.jobs.fence(sql, job, owner))) throw new JobTakenAway();
+        const outcomes = await upsertCustomers(
+          this.tables.within(jobAuth(job), sql),
+          writes.map((row) => row.upsert!),
+          { logEach: false, idStep, exactKeys: attempt > 1 },
+        );
+        const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+        const errors: [number, string, string][] = [];
+        let w = 0;
+        for (const row of chunk) {
+          const outcome = row.upsert ? outcomes[w++] : undefined;
+          const fieldErrors = outcome?.status === 'failed' ? outcome.errors : row.errors;
+          if (fieldErrors) {
+            counts.failed++;
+            for (const [field, messages] of Object.entries(fieldErrors)) {
+              for (const message of messages) errors.push([row.line, field, message]);
+            }
+          } else counts[outcome!.status as keyof ImportCounts]++;
+        }
+        await this.insertErrors(sql, job, errors);
+        await this.jobs.advance(sql, job, chunk.length, counts);
+        return counts;
+      }),
+    );
+    job.processed_rows += chunk.length;
+    for (const [column, n] of Object.entries(counts)) job[column as keyof ImportCounts] += n;
+    // SQLite answers synchronously: without a turn of the event loop, a job would starve every request.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  private async insertErrors(
+    sql: { run(sql: string, params?: readonly SqlValue[]): Promise<unknown> },
+    job: CustomerImport,
+    errors: [number, string, string][],
+  ): Promise<void> {
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    for (let start = 0; start < errors.length; start += 1000) {
+      const slice = errors.slice(start, start + 1000);
+      await sql.run(
+        `INSERT INTO customer_import_errors (tenant_id, import_id, line, field, message, created_at, updated_at)
+         VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        slice.flatMap(([line, field, message]) => [job.tenant_id, job.id, line, field, message, now, now]),
+      );
+    }
+  }
+
+  async removeFile(job: CustomerImport): Promise<void> {
+    await rm(this.filePath(job), { force: true }).catch(() => undefined);
+  }
+}

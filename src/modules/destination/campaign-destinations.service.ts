@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { ValidationFailed } from '../../common/http/api-exception.js';
+import { AssociationService } from '../../common/resources/association.service.js';
+import { Tables } from '../../common/resources/tables.js';
+import { TreatmentGroup } from '../marketing/entities/campaign-children.entity.js';
+import { Campaign } from '../marketing/entities/campaign.entity.js';
+import { DestinationsService } from './destinations.service.js';
+import type { CampaignDestinationDto } from './dto/destination.dto.js';
+import {
+  toCampaignDestinationResponse,
+  type CampaignDestinationResponse,
+  type DestinationResponse,
+} from './dto/destination.response.js';
+import { CampaignDestination, type Destination } from './entities/destination.entity.js';
+
+@Injectable()
+export class CampaignDestinationsService extends AssociationService<
+  CampaignDestination,
+  Destination,
+  CampaignDestinationDto,
+  CampaignDestinationResponse,
+  DestinationResponse
+> {
+  constructor(tables: Tables, destinations: DestinationsService) {
+    super(tables, {
+      entity: CampaignDestination,
+      owner: { entity: Campaign, column: 'campaign_id', label: 'campaign' },
+      target: { column: 'destination_id', label: 'destination', resource: destinations },
+      item: 'link',
+      // A destination may serve several treatment groups of one campaign.
+      unique: false,
+      targetId: (dto) => dto.destination_id,
+      toColumns: (dto) => ({
+        treatment_group_id: dto.treatment_group_id ?? null,
+        attribute_mapping: dto.attribute_mapping,
+        is_active: dto.is_active ?? true,
+      }),
+      /** A treatment group, when named, must belong to the same campaign. */
+      validate: async (dto, { tx, ownerId }) => {
+        if (!dto.treatment_group_id) return;
+        const group = await tx.reference(TreatmentGroup, dto.treatment_group_id, 'treatment_group_id');
+        if (group.campaign_id !== ownerId) {
+          throw ValidationFailed.field(
+            'treatment_group_id',
+            'The selected treatment group id does not belong to this campaign.',
+          );
+        }
+      },
+      present: toCampaignDestinationResponse,
+    });
+  }
+}

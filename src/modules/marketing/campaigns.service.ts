@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { optional } from '../../common/resources/dto-values.js';
+import { ResourceService } from '../../common/resources/resource.service.js';
+import { Tables } from '../../common/resources/tables.js';
+import { CampaignCascade } from './campaign-cascade.js';
+import type { CampaignDto } from './dto/plan.dto.js';
+import { toCampaignResponse, type CampaignResponse } from './dto/marketing.responses.js';
+import { CampaignGroup } from './entities/campaign-group.entity.js';
+import { Campaign } from './entities/campaign.entity.js';
+import { PLAN_FILTERS, PLAN_SORTS, planColumns } from './plan-columns.js';
+
+@Injectable()
+export class CampaignsService extends ResourceService<Campaign, CampaignDto, CampaignResponse> {
+  constructor(tables: Tables, cascade: CampaignCascade) {
+    super(tables, {
+      entity: Campaign,
+      label: 'campaign',
+      parent: { entity: CampaignGroup, column: 'campaign_group_id', label: 'campaign group' },
+      sorts: PLAN_SORTS,
+      filters: PLAN_FILTERS,
+      toColumns: (dto, existing) => ({
+        ...planColumns(dto, existing),
+        target_audience: optional(dto.target_audience, existing?.target_audience, null),
+        success_criteria: optional(dto.success_criteria, existing?.success_criteria, null),
+      }),
+      toResponse: toCampaignResponse,
+      // A campaign takes everything inside it along, in the same transaction.
+      beforeDelete: (campaign, tx) => cascade.removeContents(campaign, tx),
+    });
+  }
+}
