@@ -18,6 +18,9 @@ const shared = {
   transform: { '^.+\\.ts$': swc },
 };
 
+// Specs whose every test needs a server this machine lacks are left out, each named in one line.
+const notRun = require('./test/support/servers.cjs').specsNotRun();
+
 /** @type {import('jest').Config} */
 module.exports = {
   // e2e hooks boot an app and migrate a fresh database; seeding a few hundred records takes seconds.
@@ -29,7 +32,25 @@ module.exports = {
       displayName: 'e2e',
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...notRun.map((path) => `<rootDir>/${path}`)],
       setupFiles: ['<rootDir>/test/support/setup-env.ts'],
+    },
+    // Generated bodies for every POST and PUT operation of the OpenAPI document (fast-check); only run
+    // by `npm run test:property` (PROPERTY_SEED, PROPERTY_RUNS), on SQLite or on DATABASE_URL.
+    {
+      ...shared,
+      displayName: 'property',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/property/**/*.property-spec.ts'],
+      setupFiles: ['<rootDir>/test/support/setup-env.ts'],
+    },
+    // A throw-away 3-node MariaDB Galera cluster (test/support/galera-cluster.ts); only run by
+    // `npm run test:galera` (it needs mariadbd, galera-4 and rsync, and a minute or two).
+    {
+      ...shared,
+      displayName: 'galera',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/galera/**/*.galera-spec.ts'],
     },
   ],
 };

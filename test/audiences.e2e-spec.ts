@@ -71,9 +71,10 @@ describe('audiences, sub-audiences and campaign audiences', () => {
         tenant_id: a.tenantId,
         name: 'Returning buyers',
         description: 'Two orders or more',
+        match: 'all',
         rules: [
-          { id: expect.any(Number), rule_type: 'country', rule_value: 'NL' },
-          { id: expect.any(Number), rule_type: 'orders', rule_value: '{"min":2}' },
+          { id: expect.any(Number), rule_type: 'country', rule_value: 'NL', field: null, operator: null },
+          { id: expect.any(Number), rule_type: 'orders', rule_value: '{"min":2}', field: null, operator: null },
         ],
         created_at: ISO,
         updated_at: ISO,
@@ -104,7 +105,9 @@ describe('audiences, sub-audiences and campaign audiences', () => {
           rules: [{ rule_type: 'tier', rule_value: 'gold' }],
         }),
       );
-      expect(replaced.rules).toEqual([{ id: expect.any(Number), rule_type: 'tier', rule_value: 'gold' }]);
+      expect(replaced.rules).toEqual([
+        { id: expect.any(Number), rule_type: 'tier', rule_value: 'gold', field: null, operator: null },
+      ]);
       const oldIds = (audience.rules as Row[]).map((r) => r.id);
       expect(oldIds).not.toContain((replaced.rules as Row[])[0].id);
       expect((await dataOf(api.get(`/api/audiences/${audience.id}`))).rules).toEqual(replaced.rules);
@@ -131,7 +134,15 @@ describe('audiences, sub-audiences and campaign audiences', () => {
         }),
       );
       expect(long.name).toHaveLength(255);
-      expect(long.rules).toEqual([{ id: expect.any(Number), rule_type: 't'.repeat(255), rule_value: 'v'.repeat(255) }]);
+      expect(long.rules).toEqual([
+        {
+          id: expect.any(Number),
+          rule_type: 't'.repeat(255),
+          rule_value: 'v'.repeat(255),
+          field: null,
+          operator: null,
+        },
+      ]);
       // Characters, not bytes.
       const unicode = await created(api.post('/api/audiences', { name: 'é'.repeat(255) }));
       expect(unicode.name).toBe('é'.repeat(255));

@@ -1,48 +1,71 @@
+import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import { login } from './support/auth.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { anyMysqlUrl } from './support/test-database.js';
 
-// Runs against MySQL/MariaDB in both suite runs: an embedded SQLite file cannot become unreachable.
-const PASSWORD = 'S3cret-outage-pw';
-const USER = 'cs_outage_test';
+/**
+ * Runs against MySQL/MariaDB in both suite runs (an embedded SQLite file cannot become unreachable),
+ * so it needs TEST_MYSQL_URL (or a mysql DATABASE_URL). It confines itself to a database of its own
+ * and a user of its own that may use that database alone; both are dropped afterwards.
+ */
+const SUFFIX = randomBytes(4).toString('hex');
+const PASSWORD = `S3cret-outage-${randomBytes(8).toString('hex')}`;
+const USER = `cs_outage_${SUFFIX}`;
+const HOSTS = ['%', 'localhost'];
+
+/** Runs statements as the configured (administrative) MySQL user. */
+async function asAdmin(statements: string[]): Promise<void> {
+  const admin = await createConnection({ uri: new URL('/', anyMysqlUrl()).toString() });
+  try {
+    for (const sql of statements) await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
 
 describe('database outage and recovery', () => {
   let t: TestApp;
   let proxy: TcpProxy;
+  let fresh: TestApp | undefined;
   let token: string;
 
   beforeAll(async () => {
     const server = new URL(anyMysqlUrl());
-    const admin = await createConnection({ uri: new URL('/', server).toString() });
-    await admin.query(`CREATE USER IF NOT EXISTS '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'`);
-    await admin.query(`CREATE USER IF NOT EXISTS '${USER}'@'localhost' IDENTIFIED BY '${PASSWORD}'`);
-    await admin.query(`GRANT ALL PRIVILEGES ON *.* TO '${USER}'@'%'`);
-    await admin.query(`GRANT ALL PRIVILEGES ON *.* TO '${USER}'@'localhost'`);
-    await admin.end();
-
     proxy = new TcpProxy(server.hostname, Number(server.port || 3306));
     await proxy.start();
-    const fresh = await createTestApp({ database: 'mysql' });
-    const dbUrl = new URL(fresh.config.database.url);
-    await fresh.app.close(); // the database is migrated and seeded; reopen it through the proxy
+    // A fresh database (`<db>_<random>`), migrated and seeded as the configured user.
+    const own = await createTestApp({ database: 'mysql' });
+    fresh = own;
+    const database = own.config.database.name;
+    const dbUrl = new URL(own.config.database.url);
+    await own.app.close(); // reopen it through the proxy, as a user granted on this database only
+    await asAdmin(
+      HOSTS.flatMap((host) => [
+        `CREATE USER '${USER}'@'${host}' IDENTIFIED BY '${PASSWORD}'`,
+        // `_` is a wildcard in a database-level grant: escape it, so the grant names this database alone.
+        `GRANT ALL PRIVILEGES ON \`${database.replace(/_/g, '\\_')}\`.* TO '${USER}'@'${host}'`,
+      ]),
+    );
     dbUrl.hostname = '127.0.0.1';
     dbUrl.port = String(proxy.port);
     dbUrl.username = USER;
     dbUrl.password = PASSWORD;
-    t = await createTestApp({ sharedWith: fresh, env: { DATABASE_URL: dbUrl.toString() } });
-    t.close = async () => {
-      await t.app.close();
-      await fresh.close();
-    };
+    t = await createTestApp({ sharedWith: own, env: { DATABASE_URL: dbUrl.toString() } });
     token = await login(t);
   });
 
   afterAll(async () => {
-    await proxy.restore();
-    await t.close();
-    await proxy.cut();
+    // Cleans up whatever beforeAll got as far as making, and drops the user in any case.
+    try {
+      await proxy?.restore();
+      await t?.app.close();
+      await fresh?.close(); // drops the database
+      await proxy?.cut();
+    } finally {
+      await asAdmin(HOSTS.map((host) => `DROP USER IF EXISTS '${USER}'@'${host}'`));
+    }
   });
 
   it('answers normally while the database is reachable', async () => {

@@ -1,7 +1,6 @@
 import { login } from './support/auth.js';
+import { describeWithRedis, testRedisUrl } from './support/requirements.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('rate limiting', () => {
   describe('default limiter (60 per minute)', () => {
@@ -66,11 +65,11 @@ describe('rate limiting', () => {
     });
   });
 
-  describe('with REDIS_URL', () => {
+  describeWithRedis('rate limiting with REDIS_URL', () => {
     let a: TestApp;
     let b: TestApp;
     beforeAll(async () => {
-      const shared = { redisUrl: REDIS_URL, rateLimitPerMinute: 4 };
+      const shared = { redisUrl: testRedisUrl(), rateLimitPerMinute: 4 };
       a = await createTestApp({ config: shared });
       b = await createTestApp({ sharedWith: a, config: shared });
     });

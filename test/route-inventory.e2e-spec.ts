@@ -7,9 +7,160 @@ import { newUser } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
+
+/**
+ * Every API route the app serves and who may call it: `public`, `signed-in` (any valid token), or the
+ * permission it needs. Exact: a route that disappears, appears, or changes its access fails the test.
+ * Path parameters are named as in openapi.json.
+ */
+const EXPECTED: Record<string, string> = {
+  'DELETE /api/admin/tenants/{tenant_id}': 'tenants.manage',
+  'DELETE /api/admin/users/{user_id}': 'users.manage',
+  'DELETE /api/audiences/{id}': 'audiences.manage',
+  'DELETE /api/campaign-destinations/{campaign_destination_id}': 'destinations.manage',
+  'DELETE /api/campaign-groups/{id}': 'marketing.manage',
+  'DELETE /api/campaign-kpis/{kpi_id}': 'marketing.manage',
+  'DELETE /api/campaigns/{campaign_id}/audiences/{audience_id}': 'audiences.manage',
+  'DELETE /api/campaigns/{campaign_id}/validation-rules/{validation_rule_id}': 'validation-rules.manage',
+  'DELETE /api/campaigns/{id}': 'marketing.manage',
+  'DELETE /api/customer-goals/{goal_id}': 'marketing.manage',
+  'DELETE /api/customers/{id}': 'customers.manage',
+  'DELETE /api/destinations/{id}': 'destinations.manage',
+  'DELETE /api/marketing-programs/{id}': 'marketing.manage',
+  'DELETE /api/sub-audiences/{id}': 'audiences.manage',
+  'DELETE /api/treatment-groups/{id}': 'marketing.manage',
+  'DELETE /api/user/tokens/{id}': 'signed-in',
+  'DELETE /api/validation-rules/{id}': 'validation-rules.manage',
+  'GET /api/admin/activity-log': 'activity-log.view',
+  'GET /api/admin/permissions': 'roles.view',
+  'GET /api/admin/roles': 'roles.view',
+  'GET /api/admin/tenants': 'tenants.view',
+  'GET /api/admin/tenants/{tenant_id}': 'tenants.view',
+  'GET /api/admin/users': 'users.view',
+  'GET /api/admin/users/{user_id}': 'users.view',
+  'GET /api/audiences': 'audiences.view',
+  'GET /api/audiences/{id}': 'audiences.view',
+  'GET /api/audiences/{id}/count': 'audiences.view',
+  'GET /api/audiences/{id}/customers': 'audiences.view',
+  'GET /api/campaign-groups/{group_id}/campaigns': 'marketing.view',
+  'GET /api/campaign-groups/{id}': 'marketing.view',
+  'GET /api/campaign-kpis/{kpi_id}': 'marketing.view',
+  'GET /api/campaigns/{campaign_id}/audiences': 'audiences.view',
+  'GET /api/campaigns/{campaign_id}/customer-goals': 'marketing.view',
+  'GET /api/campaigns/{campaign_id}/destinations': 'destinations.view',
+  'GET /api/campaigns/{campaign_id}/kpis': 'marketing.view',
+  'GET /api/campaigns/{campaign_id}/sub-audiences': 'audiences.view',
+  'GET /api/campaigns/{campaign_id}/treatment-groups': 'marketing.view',
+  'GET /api/campaigns/{campaign_id}/validation-rules': 'validation-rules.view',
+  'GET /api/campaigns/{id}': 'marketing.view',
+  'GET /api/campaigns/{id}/assignment-summary': 'marketing.view',
+  'GET /api/campaigns/{id}/assignments/{customer_id}': 'marketing.view',
+  'GET /api/customers': 'customers.view',
+  'GET /api/customers/export': 'customers.view',
+  'GET /api/customers/imports': 'customers.view',
+  'GET /api/customers/imports/{id}': 'customers.view',
+  'GET /api/customers/imports/{id}/errors': 'customers.view',
+  'GET /api/customers/{id}': 'customers.view',
+  'GET /api/db-test': 'public',
+  'GET /api/db/schema': 'public',
+  'GET /api/db/test': 'public',
+  'GET /api/destinations': 'destinations.view',
+  'GET /api/destinations/{id}': 'destinations.view',
+  'GET /api/health': 'public',
+  'GET /api/marketing-programs': 'marketing.view',
+  'GET /api/marketing-programs/{id}': 'marketing.view',
+  'GET /api/marketing-programs/{program_id}/campaign-groups': 'marketing.view',
+  'GET /api/sub-audiences/{id}': 'audiences.view',
+  'GET /api/sub-audiences/{id}/count': 'audiences.view',
+  'GET /api/sub-audiences/{id}/customers': 'audiences.view',
+  'GET /api/tables': 'public',
+  'GET /api/treatment-groups/{id}': 'marketing.view',
+  'GET /api/user': 'signed-in',
+  'GET /api/user/tokens': 'signed-in',
+  'GET /api/validation-rules': 'validation-rules.view',
+  'GET /api/validation-rules/{id}': 'validation-rules.view',
+  'POST /api/admin/tenants': 'tenants.manage',
+  'POST /api/admin/users': 'users.manage',
+  'POST /api/audiences': 'audiences.manage',
+  'POST /api/audiences/preview': 'audiences.view',
+  'POST /api/campaign-groups/{group_id}/campaigns': 'marketing.manage',
+  'POST /api/campaigns/{campaign_id}/audiences': 'audiences.manage',
+  'POST /api/campaigns/{campaign_id}/customer-goals': 'marketing.manage',
+  'POST /api/campaigns/{campaign_id}/destinations': 'destinations.manage',
+  'POST /api/campaigns/{campaign_id}/kpis': 'marketing.manage',
+  'POST /api/campaigns/{campaign_id}/sub-audiences': 'audiences.manage',
+  'POST /api/campaigns/{campaign_id}/treatment-groups': 'marketing.manage',
+  'POST /api/campaigns/{campaign_id}/validation-rules': 'validation-rules.manage',
+  'POST /api/customers': 'customers.manage',
+  'POST /api/customers/batch': 'customers.manage',
+  'POST /api/customers/imports': 'customers.manage',
+  'POST /api/customers/imports/{id}/cancel': 'customers.manage',
+  'POST /api/destinations': 'destinations.manage',
+  'POST /api/forgot-password': 'public',
+  'POST /api/login': 'public',
+  'POST /api/logout': 'signed-in',
+  'POST /api/marketing-programs': 'marketing.manage',
+  'POST /api/marketing-programs/{program_id}/campaign-groups': 'marketing.manage',
+  'POST /api/reset-password': 'public',
+  'POST /api/send-email': 'mail.send',
+  'POST /api/validation-rules': 'validation-rules.manage',
+  'PUT /api/admin/tenants/{tenant_id}': 'tenants.manage',
+  'PUT /api/admin/users/{user_id}': 'users.manage',
+  'PUT /api/audiences/{id}': 'audiences.manage',
+  'PUT /api/campaign-groups/{id}': 'marketing.manage',
+  'PUT /api/campaign-kpis/{kpi_id}': 'marketing.manage',
+  'PUT /api/campaigns/{id}': 'marketing.manage',
+  'PUT /api/customer-goals/{goal_id}': 'marketing.manage',
+  'PUT /api/customers/{id}': 'customers.manage',
+  'PUT /api/destinations/{id}': 'destinations.manage',
+  'PUT /api/marketing-programs/{id}': 'marketing.manage',
+  'PUT /api/sub-audiences/{id}': 'audiences.manage',
+  'PUT /api/treatment-groups/{id}': 'marketing.manage',
+  'PUT /api/validation-rules/{id}': 'validation-rules.manage',
+};
+
+/** Routes of the framework rather than the API: the OpenAPI document and its UI, and CORS preflights. */
+const FRAMEWORK_ROUTES = [
+  'GET /api/docs',
+  'GET /api/docs-json',
+  'GET /api/docs-yaml',
+  'GET /api/docs/',
+  'GET /api/docs/*',
+  'GET /api/docs/LICENSE',
+  'GET /api/docs/docs/swagger-ui-init.js',
+  'GET /api/docs/index.html',
+  'GET /api/docs/swagger-ui-init.js',
+  'OPTIONS *',
+];
+
+/** `{name}` and `:name` both become `{}`: the router merges parameters of one position under several names. */
+const shape = (route: string) => route.replace(/\{[^}]+\}/g, '{}');
+
+/**
+ * The routes Fastify's router holds (not what the OpenAPI document says), read from `printRoutes()`:
+ * a tree whose lines are `<indent>├── <path segment> (<METHODS>)`, four columns per level. HEAD is
+ * left out (Fastify adds it to every GET).
+ */
+function registeredRoutes(t: TestApp): string[] {
+  const tree = t.app.getHttpAdapter().getInstance().printRoutes({ commonPrefix: false });
+  const prefixes: string[] = [];
+  const found = new Set<string>();
+  for (const line of tree.split('\n')) {
+    const match = /^([│ ]*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = match[1].length / 4;
+    const path = (prefixes[depth - 1] ?? '') + match[2].replace(/:[\w|:]+/g, '{}');
+    prefixes[depth] = path;
+    prefixes.length = depth + 1;
+    for (const method of match[3]?.split(', ') ?? []) if (method !== 'HEAD') found.add(`${method} ${path}`);
+  }
+  return [...found].sort();
+}
 interface Route {
   method: Method;
   path: string;
+  /** The path as documented, with its `{parameters}`. */
+  template: string;
   operationId: string;
   isPublic: boolean;
   permission?: string;
@@ -27,8 +178,10 @@ function routes(t: TestApp): Route[] {
     ).map(([method, op]) => ({
       method,
       path: path.replace(/\{[^}]+\}/g, '1'),
+      template: path,
       operationId: op.operationId,
-      isPublic: op.security === undefined,
+      // Public operations carry an empty requirement (`security: []`, issue 14).
+      isPublic: op.security === undefined || (Array.isArray(op.security) && op.security.length === 0),
       permission: /`([\w.-]+)`/.exec(op.responses['403']?.description ?? '')?.[1],
     })),
   );
@@ -47,21 +200,36 @@ describe('route inventory', () => {
     expect(
       all
         .filter((r) => r.isPublic)
-        .map((r) => `${r.method.toUpperCase()} ${r.path}`)
+        .map((r) => `${r.method.toUpperCase()} ${r.template}`)
         .sort(),
-    ).toEqual(
-      [
-        'GET /api/db-test',
-        'GET /api/db/schema',
-        'GET /api/db/test',
-        'GET /api/health',
-        'GET /api/tables',
-        'POST /api/forgot-password',
-        'POST /api/login',
-        'POST /api/reset-password',
-      ].filter((route) => all.some((r) => `${r.method.toUpperCase()} ${r.path}` === route)),
-    );
+    ).toEqual([
+      'GET /api/db-test',
+      'GET /api/db/schema',
+      'GET /api/db/test',
+      'GET /api/health',
+      'GET /api/tables',
+      'POST /api/forgot-password',
+      'POST /api/login',
+      'POST /api/reset-password',
+    ]);
     expect(all.filter((r) => !r.isPublic).length).toBeGreaterThan(10);
+  });
+
+  it('documents exactly the expected routes, each with its expected access', () => {
+    const documented = Object.fromEntries(
+      all.map((r) => [
+        `${r.method.toUpperCase()} ${r.template}`,
+        r.isPublic ? 'public' : (r.permission ?? 'signed-in'),
+      ]),
+    );
+    expect(Object.keys(documented).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(documented).toEqual(EXPECTED);
+  });
+
+  it('serves exactly the expected routes, none undocumented and none missing', () => {
+    expect(registeredRoutes(t)).toEqual(
+      [...new Set([...Object.keys(EXPECTED), ...FRAMEWORK_ROUTES].map(shape))].sort(),
+    );
   });
 
   it('answers 401 on every protected route without a token, and with a revoked one', async () => {

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
+import { checkResponse } from './openapi-responses.js';
 import { freshDatabaseUrl } from './test-database.js';
 
 export interface TestApp {
-  app: INestApplication;
+  app: NestFastifyApplication;
   config: AppConfig;
   http: TestAgent;
   close: () => Promise<void>;
@@ -43,10 +44,35 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   return {
     app,
     config,
-    http: request(app.getHttpServer()),
+    http: validatingAgent(request(app.getHttpServer())),
     close: async () => {
       await app.close();
       await db.drop();
     },
   };
+}
+
+const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+
+/**
+ * The supertest agent, with every answer checked against openapi.json once it arrives (see
+ * openapi-responses.ts): a test that receives an undocumented answer fails.
+ */
+function validatingAgent(agent: TestAgent): TestAgent {
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof property !== 'string' || !VERBS.has(property) || typeof value !== 'function') return value;
+      return (url: string, ...rest: unknown[]) => {
+        const test = (value as (...args: unknown[]) => request.Test).call(target, url, ...rest);
+        const then = test.then.bind(test);
+        test.then = ((onFulfilled, onRejected) =>
+          then((res) => {
+            checkResponse(property, url, res);
+            return res;
+          }).then(onFulfilled, onRejected)) as typeof test.then;
+        return test;
+      };
+    },
+  });
 }

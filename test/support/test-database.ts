@@ -3,14 +3,20 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { mysqlBaseUrl, testMysqlUrl } from './requirements.js';
 
-/** The MySQL/MariaDB URL the suite runs against (DATABASE_URL), or undefined for SQLite. */
-export const mysqlBaseUrl = (): string | undefined =>
-  process.env.DATABASE_URL && /^(mysql|mariadb):/.test(process.env.DATABASE_URL) ? process.env.DATABASE_URL : undefined;
+export { mysqlBaseUrl } from './requirements.js';
 
-/** A MySQL server to use even when the suite runs on SQLite (tests of MySQL-only behaviour). */
-export const anyMysqlUrl = (): string =>
-  mysqlBaseUrl() ?? process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+/**
+ * A MySQL server to use even when the suite runs on SQLite (tests of MySQL-only behaviour). There is
+ * no default: such tests are left out when none is configured (./servers.cjs) and do not run
+ * without TEST_MYSQL_URL or a mysql DATABASE_URL.
+ */
+export const anyMysqlUrl = (): string => {
+  const url = testMysqlUrl();
+  if (!url) throw new Error('no MySQL server configured: set TEST_MYSQL_URL (see test/support/servers.cjs)');
+  return url;
+};
 
 /**
  * A fresh, empty database for one test app: a new schema beside DATABASE_URL's on MySQL

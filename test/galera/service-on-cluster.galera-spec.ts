@@ -1,0 +1,275 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { createApp } from '../../src/app.factory.js';
+import { loadConfig } from '../../src/common/config/app-config.js';
+import { Database } from '../../src/common/database/database.js';
+import { MIGRATIONS } from '../../src/database/migrations/index.js';
+import { GaleraCluster } from '../support/galera-cluster.js';
+
+/**
+ * The service on a throw-away 3-node MariaDB Galera cluster, one instance per node (each with the
+ * whole cluster in its DATABASE_URL, its own node first). Figures are printed at the end and
+ * quoted in the README ("From one server to a cluster").
+ */
+const DB = 'app';
+const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
+const log = (line: string) => process.stdout.write(`[galera] ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const PLAN = {
+  name: 'Cluster',
+  description: 'd',
+  status: 'active',
+  start_date: '2026-01-01',
+  end_date: '2026-12-31',
+  budget: 100,
+  goal: 'g',
+};
+
+describe('the service on a 3-node Galera cluster', () => {
+  let cluster: GaleraCluster;
+  let apps: NestFastifyApplication[] = [];
+  let tokens: string[] = [];
+  const figures: Record<string, unknown> = {};
+
+  const http = (instance: number) => request(apps[instance].getHttpServer());
+  const as = (instance: number) => ({
+    get: (path: string) => http(instance).get(path).set('Authorization', tokens[instance]),
+    post: (path: string, body: object) => http(instance).post(path).set('Authorization', tokens[instance]).send(body),
+    put: (path: string, body: object) => http(instance).put(path).set('Authorization', tokens[instance]).send(body),
+  });
+  const retries = () => apps.reduce((sum, app) => sum + app.get(Database).conflictRetries, 0);
+
+  /** A node's own view of a table, straight from the node. */
+  const onNode = async <T>(node: number, sql: string, params: unknown[] = []): Promise<T[]> => {
+    const conn = await cluster.connect(node, DB);
+    try {
+      await conn.query('SET SESSION wsrep_sync_wait = 1');
+      const [rows] = await conn.query(sql, params);
+      return rows as T[];
+    } finally {
+      await conn.end();
+    }
+  };
+
+  beforeAll(async () => {
+    cluster = await GaleraCluster.start({ log });
+    await cluster.query(1, `CREATE DATABASE ${DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    const hosts = cluster.nodes.map((n) => `127.0.0.1:${n.port}`);
+    const configFor = (instance: number) => {
+      const order = [...hosts.slice(instance), ...hosts.slice(0, instance)];
+      return {
+        ...loadConfig({
+          ...process.env,
+          DATABASE_URL: `mysql://root@${order.join(',')}/${DB}`,
+          LOG_LEVEL: 'silent',
+          ...Object.fromEntries(Object.entries({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password })),
+        }),
+        rateLimitPerMinute: 1_000_000,
+        authAttemptsPerMinute: 1_000_000,
+        rateLimitKeyPrefix: `galera-${instance}:`,
+      };
+    };
+    // Three instances start together on the empty database (the start-up lock holds on Galera).
+    const started = Date.now();
+    apps = await Promise.all([0, 1, 2].map((instance) => createApp(configFor(instance))));
+    figures.threeInstancesStartSeconds = (Date.now() - started) / 1000;
+    tokens = await Promise.all(
+      [0, 1, 2].map(async (instance) => {
+        const res = await http(instance)
+          .post('/api/login')
+          .send({ ...ADMIN, device_name: `node${instance + 1}` });
+        return `Bearer ${res.body.data.token}`;
+      }),
+    );
+  }, 600_000);
+
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close().catch(() => undefined)));
+    await cluster?.stop();
+    log(`figures: ${JSON.stringify(figures)}`);
+  }, 120_000);
+
+  async function newCampaign(instance = 0): Promise<number> {
+    const program = await as(instance).post('/api/marketing-programs', PLAN).expect(201);
+    const group = await as(instance)
+      .post(`/api/marketing-programs/${program.body.data.id}/campaign-groups`, PLAN)
+      .expect(201);
+    const campaign = await as(instance).post(`/api/campaign-groups/${group.body.data.id}/campaigns`, PLAN).expect(201);
+    return campaign.body.data.id;
+  }
+
+  it('migrated and seeded once while three instances started together', async () => {
+    for (const node of [1, 2, 3]) {
+      const [migrations] = await onNode<{ n: number }>(node, 'SELECT COUNT(*) AS n FROM migrations');
+      const [users] = await onNode<{ n: number }>(node, 'SELECT COUNT(*) AS n FROM users');
+      expect({ node, migrations: Number(migrations.n), users: Number(users.n) }).toEqual({
+        node,
+        migrations: MIGRATIONS.length,
+        users: 1,
+      });
+    }
+  });
+
+  it('answers 200 concurrent PUTs of one campaign through the three instances without a 5xx', async () => {
+    const id = await newCampaign();
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => as(i % 3).put(`/api/campaigns/${id}`, { ...PLAN, name: `Put ${i}` })),
+    );
+    const statuses = answers.map((a) => a.status);
+    figures.conflictingPuts = {
+      fiveXx: statuses.filter((s) => s >= 500).length,
+      retries: retries() - before,
+    };
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const rows = await Promise.all(
+      [1, 2, 3].map((node) =>
+        onNode<{ name: string }>(node, 'SELECT name, updated_at FROM campaigns WHERE id = ?', [id]),
+      ),
+    );
+    expect(new Set(rows.map((r) => JSON.stringify(r))).size).toBe(1);
+  });
+
+  it('never lets treatment-group allocations pass 100 % when creates race across the nodes', async () => {
+    const ROUNDS = 30;
+    const accepted: number[] = [];
+    const before = retries();
+    for (let round = 0; round < ROUNDS; round++) {
+      const id = await newCampaign(round % 3);
+      await as(0)
+        .post(`/api/campaigns/${id}/treatment-groups`, { name: 'Base', type: 'control', allocation_percentage: 90 })
+        .expect(201);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          as(i % 3).post(`/api/campaigns/${id}/treatment-groups`, {
+            name: `Race ${i}`,
+            type: 't',
+            allocation_percentage: 10,
+          }),
+        ),
+      );
+      expect(answers.map((a) => a.status).filter((s) => s !== 201 && s !== 422)).toEqual([]);
+      accepted.push(answers.filter((a) => a.status === 201).length);
+      const [sum] = await onNode<{ total: string }>(
+        (round % 3) + 1,
+        'SELECT COALESCE(SUM(allocation_percentage), 0) AS total FROM treatment_groups WHERE campaign_id = ?',
+        [id],
+      );
+      expect(Number(sum.total)).toBe(100);
+    }
+    figures.allocationRaces = { rounds: ROUNDS, acceptedPerRound: [...new Set(accepted)], retries: retries() - before };
+    expect(accepted.every((n) => n === 1)).toBe(true);
+  });
+
+  it('reads its own writes through any other instance', async () => {
+    const id = await newCampaign();
+    let stale = 0;
+    for (let i = 0; i < 150; i++) {
+      const writer = i % 3;
+      const reader = (i + 1) % 3;
+      await as(writer)
+        .put(`/api/campaigns/${id}`, { ...PLAN, name: `Pair ${i}` })
+        .expect(200);
+      const read = await as(reader).get(`/api/campaigns/${id}`).expect(200);
+      if (read.body.data.name !== `Pair ${i}`) stale++;
+    }
+    figures.staleReads = stale;
+    expect(stale).toBe(0);
+  });
+
+  it('keeps serving through a node killed during a write load: no acknowledged write lost, and retries with an Idempotency-Key leave no duplicate', async () => {
+    const acknowledged: string[] = [];
+    const failed: { status: number; instance: number; marker: string }[] = [];
+    const latencies: number[] = [];
+    let servedByDeadNodesInstanceAfterKill = 0;
+    let killedAt = Infinity;
+    let running = true;
+    let n = 0;
+    // No natural key: only the Idempotency-Key can tell a retry from a new customer.
+    const create = (instance: number, marker: string) =>
+      as(instance).post('/api/customers', { first_name: marker }).set('Idempotency-Key', marker);
+    const writer = async (instance: number) => {
+      while (running) {
+        const marker = `kill-${instance}-${n++}`;
+        const started = Date.now();
+        const res = await create(instance, marker);
+        latencies.push(Date.now() - started);
+        if (res.status === 201) {
+          acknowledged.push(marker);
+          if (instance === 1 && started > killedAt) servedByDeadNodesInstanceAfterKill++;
+        } else failed.push({ status: res.status, instance, marker });
+      }
+    };
+    const load = Promise.all([0, 1, 2].flatMap((instance) => [writer(instance), writer(instance), writer(instance)]));
+    await sleep(2_000);
+    killedAt = Date.now();
+    await cluster.kill(2);
+    figures.evictionSeconds = (Date.now() - killedAt) / 1000;
+    await sleep(4_000);
+    running = false;
+    await load;
+
+    // Every failed write retried with its key through another instance, until it answers 201: a
+    // first attempt that did commit is replayed, one that did not is done now. A claim left
+    // running by the dead node's connections answers 409 until its lease runs out.
+    const retried = { replayed: 0, done: 0, conflicts: 0 };
+    for (const f of failed) {
+      for (let attempt = 0; ; attempt++) {
+        const res = await create((f.instance + 1) % 3, f.marker);
+        if (res.status === 201) {
+          retried[res.headers['idempotent-replayed'] === 'true' ? 'replayed' : 'done']++;
+          acknowledged.push(f.marker);
+          break;
+        }
+        if (res.status === 409) retried.conflicts++;
+        if (attempt > 90) throw new Error(`retry of ${f.marker}: ${res.status} ${JSON.stringify(res.body)}`);
+        await sleep(1_000);
+      }
+    }
+    const rejoin = await cluster.restart(2);
+    figures.nodeKill = {
+      acknowledged: acknowledged.length,
+      failed: failed.length,
+      failedStatuses: [...new Set(failed.map((f) => f.status))],
+      retried,
+      maxLatencyMs: Math.max(...latencies),
+      servedByDeadNodesInstanceAfterKill,
+      rejoin,
+    };
+    expect(failed.filter((f) => f.status !== 503)).toEqual([]);
+    expect(servedByDeadNodesInstanceAfterKill).toBeGreaterThan(0);
+    expect(rejoin.ist).toBe(true);
+    for (const node of [1, 2, 3]) {
+      const rows = await onNode<{ first_name: string; copies: number | string }>(
+        node,
+        "SELECT first_name, COUNT(*) AS copies FROM customers WHERE first_name LIKE 'kill-%' GROUP BY first_name",
+      );
+      const copies = new Map(rows.map((r) => [r.first_name, Number(r.copies)]));
+      expect({
+        node,
+        lost: acknowledged.filter((marker) => !copies.has(marker)),
+        duplicated: [...copies].filter(([, count]) => count > 1),
+      }).toEqual({ node, lost: [], duplicated: [] });
+    }
+  });
+
+  it('measures write throughput through one node and through three', async () => {
+    const throughput = async (instances: number[]) => {
+      let done = 0;
+      const until = Date.now() + 5_000;
+      await Promise.all(
+        instances.flatMap((instance) =>
+          Array.from({ length: Math.ceil(12 / instances.length) }, async () => {
+            while (Date.now() < until) {
+              await as(instance).post('/api/customers', {}).expect(201);
+              done++;
+            }
+          }),
+        ),
+      );
+      return Math.round(done / 5);
+    };
+    figures.writesPerSecond = { oneNode: await throughput([0]), threeNodes: await throughput([0, 1, 2]) };
+  });
+});

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { createApp } from '../src/app.factory.js';
+import { loadConfig } from '../src/common/config/app-config.js';
+import { freshDatabaseUrl } from './support/test-database.js';
+
+/**
+ * One Redis outage is not an outage: two instances share rate-limit counters in a Redis this test
+ * starts itself (never the machine's), which it then stops and starts again. It needs the
+ * redis-server binary, and runs only where REDIS_URL says the machine has Redis (CI), so that a
+ * plain `npm test` starts no servers.
+ */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+function startRedis(port: number): Promise<ChildProcess> {
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    redis.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Ready to accept connections')) resolve(redis);
+    });
+    redis.on('error', reject);
+  });
+}
+
+const stopRedis = (redis: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    redis.once('exit', () => resolve());
+    redis.kill('SIGKILL');
+  });
+
+describe('rate limiting through a Redis outage', () => {
+  let redis: ChildProcess;
+  let port: number;
+  let drop: () => Promise<void>;
+  const apps: NestFastifyApplication[] = [];
+  const warnings: string[] = [];
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    const db = await freshDatabaseUrl();
+    drop = db.drop;
+    const config = {
+      ...loadConfig({ ...process.env, ...db.env, LOG_LEVEL: 'warn', REDIS_URL: `redis://127.0.0.1:${port}` }),
+      rateLimitPerMinute: 1000,
+      rateLimitKeyPrefix: `outage-${port}:`,
+    };
+    const logDestination = {
+      write: (line: string) => {
+        const entry = JSON.parse(line) as { level: number; msg: string };
+        if (entry.level === 40 && /Redis/.test(entry.msg)) warnings.push(entry.msg);
+      },
+    };
+    apps.push(await createApp(config, { logDestination }));
+    apps.push(await createApp(config, { logDestination }));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    if (redis.exitCode === null) await stopRedis(redis);
+    await drop();
+  });
+
+  const hit = (instance: number) => request(apps[instance].getHttpServer()).get('/api/db-test');
+  const remaining = async (instance: number) =>
+    Number((await hit(instance).expect(200)).headers['x-ratelimit-remaining']);
+  const counters = async (instance: number) =>
+    (await request(apps[instance].getHttpServer()).get('/api/health').expect(200)).body.data;
+
+  it('shares one budget while Redis is up', async () => {
+    const first = await remaining(0);
+    expect(await remaining(1)).toBe(first - 1);
+    expect(await counters(0)).toEqual({ status: 'ok', database: 'up', rate_limit_counters: 'shared' });
+  });
+
+  it('keeps serving at normal latency without Redis, counting per instance, and says so once', async () => {
+    await stopRedis(redis);
+    await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 20; i++) {
+      const started = Date.now();
+      const res = await hit(i % 2).expect(200);
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(res.headers['x-ratelimit-limit']).toBe('1000');
+    }
+    const a = await remaining(0);
+    expect(await remaining(0)).toBe(a - 1);
+    expect(await counters(1)).toEqual({ status: 'degraded', database: 'up', rate_limit_counters: 'degraded' });
+    expect(warnings.filter((w) => /unreachable/.test(w))).toHaveLength(2); // one per instance
+  });
+
+  it('shares counting again by itself when Redis returns, and says so once', async () => {
+    redis = await startRedis(port);
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      if ((await counters(0)).rate_limit_counters === 'shared' && (await counters(1)).rate_limit_counters === 'shared')
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await counters(0)).toEqual({ status: 'ok', database: 'up', rate_limit_counters: 'shared' });
+    const first = await remaining(1);
+    expect(await remaining(0)).toBe(first - 1);
+    expect(warnings.filter((w) => /reachable again/.test(w))).toHaveLength(2);
+  });
+});
