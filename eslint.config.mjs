@@ -1,13 +1,14 @@
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
+import jest from 'eslint-plugin-jest';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const tsFiles = ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'ormconfig.ts'];
+const tsFiles = ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'client/**/*.ts', 'ormconfig.ts'];
 const testFiles = ['test/**/*.ts', 'src/**/*.spec.ts'];
 
 export default defineConfig(
-  globalIgnores(['dist/', 'node_modules/', 'coverage/', 'data/', 'storage/']),
+  globalIgnores(['dist/', 'node_modules/', 'coverage/', 'data/', 'storage/', 'client/schema.ts']),
 
   // Plain JavaScript config files (eslint.config.js, jest.config.js, ...).
   {
@@ -37,6 +38,18 @@ export default defineConfig(
   {
     files: testFiles,
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+
+  // No committed `.only`, `.skip`, `xit` or `xdescribe`: a test that needs a server it may not have
+  // is declared through test/support/requirements.ts, which says when it did not run.
+  {
+    files: testFiles,
+    plugins: { jest },
+    languageOptions: { globals: jest.environments.globals.globals },
+    rules: {
+      'jest/no-focused-tests': 'error',
+      'jest/no-disabled-tests': 'error',
+    },
   },
 
   // Configuration is read in exactly one place.

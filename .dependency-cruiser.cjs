@@ -1,0 +1,64 @@
+/**
+ * The module boundaries (`npm run lint` checks them): src/common is the shared core and imports
+ * no feature module; feature modules never import each other in a circle. The composition root
+ * (src/app.module.ts, src/campaign-contents.module.ts) and src/database (entity list, seeds) may
+ * import any module.
+ */
+/**
+ * Feature modules in layers: a module may import only modules of lower layers, so no two modules
+ * can ever depend on each other (directly or around a circle).
+ */
+const LAYERS = [
+  ['mail', 'diagnostics', 'validation', 'customer'],
+  ['auth', 'marketing'],
+  ['admin', 'audience', 'destination'],
+];
+
+const layerRules = LAYERS.flatMap((layer, index) =>
+  layer.map((module) => {
+    const notBelow = LAYERS.slice(index)
+      .flat()
+      .filter((other) => other !== module);
+    return {
+      name: `layers-${module}`,
+      comment: `${module} may import only modules of lower layers (${LAYERS.slice(0, index).flat().join(', ') || 'none'}).`,
+      severity: 'error',
+      from: { path: `^src/modules/${module}/` },
+      to: { path: `^src/modules/(${notBelow.join('|')})/` },
+    };
+  }),
+);
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'common-imports-no-module',
+      comment: 'src/common is written once for every module: it must not know any of them.',
+      severity: 'error',
+      from: { path: '^src/common/' },
+      to: { path: '^src/(modules|database)/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Two modules that need each other are one module, or a third thing is missing.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'modules-not-into-root',
+      comment: 'A feature module does not reach into the composition root.',
+      severity: 'error',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/(app\\.module|app\\.factory|campaign-contents\\.module|main)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '\\.spec\\.ts$' },
+  },
+};
