@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { RedisThrottlerStorage } from '../src/common/throttling/redis-throttler.storage.js';
 import { login } from './support/auth.js';
 import { describeWithRedis, testRedisUrl } from './support/requirements.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -85,6 +87,27 @@ describe('rate limiting', () => {
       expect((await b.http.get('/api/db-test')).headers['x-ratelimit-remaining']).toBe('0');
       expect((await a.http.get('/api/db-test')).status).toBe(429);
       expect((await b.http.get('/api/db-test')).status).toBe(429);
+    });
+
+    // CI saw a login limiter let a 6th attempt through: the first attempts arrived while the app's
+    // Redis connection was still opening, were counted in memory, and Redis only saw the rest.
+    it('counts the hits made before Redis was ready once it is', async () => {
+      const storage = new RedisThrottlerStorage(testRedisUrl()!, `test:${randomBytes(6).toString('hex')}:`);
+      try {
+        const early = [1, 2, 3].map(() => storage.increment('k', 60_000, 5));
+        expect((await Promise.all(early)).map((r) => r.totalHits)).toEqual([1, 2, 3]);
+        for (let waited = 0; storage.status !== 'up' && waited < 5_000; waited += 20)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(storage.status).toBe('up');
+        expect((await storage.increment('k', 60_000, 5)).totalHits).toBe(4);
+        expect((await storage.increment('k', 60_000, 5)).totalHits).toBe(5);
+        expect(await storage.increment('k', 60_000, 5)).toMatchObject({
+          totalHits: 6,
+          isBlocked: true,
+        });
+      } finally {
+        await storage.close();
+      }
     });
   });
 });

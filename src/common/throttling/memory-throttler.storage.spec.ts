@@ -22,6 +22,16 @@ describe('MemoryThrottlerStorage', () => {
     });
   });
 
+  it('hands over the hits of a live window once, and none of an ended one', () => {
+    const t0 = 9_000_000;
+    storage.count('d', 1_000, 5, t0);
+    storage.count('d', 1_000, 5, t0, 2);
+    expect(storage.take('d', t0 + 10)).toBe(3);
+    expect(storage.take('d', t0 + 10)).toBe(0);
+    storage.count('e', 1_000, 5, t0);
+    expect(storage.take('e', t0 + 1_000)).toBe(0);
+  });
+
   it('starts a new window when the old one has ended', () => {
     const t0 = 5_000_000;
     storage.count('c', 1_000, 1, t0);

@@ -30,16 +30,24 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
   }
 
   /** The synchronous core, also used as the fallback while Redis is unreachable. */
-  count(key: string, ttl: number, limit: number, now = Date.now()): ThrottlerStorageRecord {
+  count(key: string, ttl: number, limit: number, now = Date.now(), hits = 1): ThrottlerStorageRecord {
     let window = this.windows.get(key);
     if (!window || window.expiresAt <= now) {
       window = { hits: 0, expiresAt: now + ttl };
       this.windows.set(key, window);
     }
-    window.hits++;
+    window.hits += hits;
     const timeToExpire = Math.max(1, Math.ceil((window.expiresAt - now) / 1000));
     const isBlocked = window.hits > limit;
     return { totalHits: window.hits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
+  }
+
+  /** Removes a key's hits in its current window and returns them (0 when it has none). */
+  take(key: string, now = Date.now()): number {
+    const window = this.windows.get(key);
+    if (!window) return 0;
+    this.windows.delete(key);
+    return window.expiresAt > now ? window.hits : 0;
   }
 
   close(): void {

@@ -5,10 +5,11 @@ import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-// One round trip, atomic across instances: count the hit, start the window on the first hit.
+// One round trip, atomic across instances: count the hits (ARGV[2]), start the window with the first.
 const INCREMENT_SCRIPT = `
-local hits = redis.call('INCR', KEYS[1])
-if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local added = tonumber(ARGV[2])
+local hits = redis.call('INCRBY', KEYS[1], added)
+if hits == added then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return { hits, ttl }
@@ -58,18 +59,25 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     return this.shared && this.redis.status === 'ready' ? 'up' : 'degraded';
   }
 
+  /**
+   * Hits counted in memory while Redis was unavailable (before its connection was ready, or during an
+   * outage or a slow command) are added to the shared counter with the next hit, so a caller never
+   * gets more than the limit by having its hits split between the two counters.
+   */
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     if (this.redis.status !== 'ready') return this.fallback.count(key, ttl, limit);
+    const hits = 1 + this.fallback.take(key);
     try {
-      const run = (this.redis as unknown as { throttleIncrement(k: string, ttl: number): Promise<[number, number]> })
-        .throttleIncrement;
-      const [totalHits, remainingMs] = await run.call(this.redis, this.prefix + key, ttl);
+      const run = (
+        this.redis as unknown as { throttleIncrement(k: string, ttl: number, hits: number): Promise<[number, number]> }
+      ).throttleIncrement;
+      const [totalHits, remainingMs] = await run.call(this.redis, this.prefix + key, ttl, hits);
       const timeToExpire = Math.max(1, Math.ceil(remainingMs / 1000));
       const isBlocked = totalHits > limit;
       return { totalHits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
     } catch {
       this.setShared(false);
-      return this.fallback.count(key, ttl, limit);
+      return this.fallback.count(key, ttl, limit, Date.now(), hits);
     }
   }
 
