@@ -212,6 +212,58 @@ describe('treatment assignment', () => {
     expect((await assignment()).eligible).toBe(false);
   });
 
+  // An instance keeps each campaign's definition (groups, links, rules) under campaigns.selection_version
+  // and checks that version in every lookup: a change made through another instance is never missed.
+  it('follows every change made through another instance on its next lookup', async () => {
+    const elsewhere = client(second, api.token);
+    const other = await newCampaign(api);
+    const one = customers[2]; // pro, active, not @b.example
+    const audience = await newAudience(api, { rules: [rule('attributes.plan', 'equals', 'pro')] });
+    const lookup = () => dataOf(elsewhere.get(`/api/campaigns/${other.id}/assignments/${one.id}`));
+
+    expect(await lookup()).toEqual(expectedFor(other.id, one, false, []));
+    await created(api.post(`/api/campaigns/${other.id}/audiences`, { audience_id: audience.id }));
+    expect((await lookup()).eligible).toBe(true);
+
+    const whole = await newTreatmentGroup(api, other.id, { name: 'whole', allocation_percentage: 100 });
+    expect((await lookup()).treatment_group_id).toBe(whole.id);
+    expect(
+      (await api.put(`/api/treatment-groups/${whole.id}`, { name: 'none', type: 'control', allocation_percentage: 0 }))
+        .status,
+    ).toBe(200);
+    expect((await lookup()).treatment_group_id).toBeNull();
+    expect((await api.delete(`/api/treatment-groups/${whole.id}`)).status).toBe(200);
+    const half = await newTreatmentGroup(api, other.id, { name: 'all again', allocation_percentage: 100 });
+    expect((await lookup()).treatment_group_id).toBe(half.id);
+
+    // The audience's rules, then its match, change whom it selects.
+    const put = (body: Body) => api.put(`/api/audiences/${audience.id}`, { name: audience.name, ...body });
+    expect((await put({ rules: [rule('attributes.plan', 'equals', 'free')] })).status).toBe(200);
+    expect((await lookup()).eligible).toBe(false);
+    expect(
+      (
+        await put({
+          match: 'any',
+          rules: [rule('attributes.plan', 'equals', 'free'), rule('is_active', 'equals', 'true')],
+        })
+      ).status,
+    ).toBe(200);
+    expect((await lookup()).eligible).toBe(true);
+
+    // The customer itself is read live.
+    expect((await api.put(`/api/customers/${one.id}`, { is_active: false })).status).toBe(200);
+    expect((await lookup()).eligible).toBe(false);
+    expect((await api.put(`/api/customers/${one.id}`, { is_active: true })).status).toBe(200);
+    expect((await lookup()).eligible).toBe(true);
+
+    // Unlinked: nobody; the campaign deleted: 404.
+    expect((await api.delete(`/api/campaigns/${other.id}/audiences/${audience.id}`)).status).toBe(200);
+    expect((await lookup()).eligible).toBe(false);
+    expect((await api.delete(`/api/treatment-groups/${half.id}`)).status).toBe(200);
+    expect((await api.delete(`/api/campaigns/${other.id}`)).status).toBe(200);
+    expect((await elsewhere.get(`/api/campaigns/${other.id}/assignments/${one.id}`)).status).toBe(404);
+  });
+
   it('answers 404 for unknown, malformed and other tenants’ campaigns and customers', async () => {
     const theirCampaign = await newCampaign(b.manager);
     const [theirCustomer] = [...(await seedCustomers(t, b.manager, SEEDS.slice(0, 1))).values()];

@@ -45,6 +45,8 @@ export interface AssociationDefinition<
   validate?(dto: Dto, context: { tx: TenantTx; ownerId: number }): Promise<void>;
   /** One item of the answer, from the link and its target's answer. */
   present(link: L, target: TR): R;
+  /** After a link is created or removed, in the same transaction (versions others cache under). */
+  onChange?(link: L, tx: TenantTx): Promise<void>;
 }
 
 /** List (`?q=` on the target's name, sorts by id, name, created_at), create and remove the links of one owner. */
@@ -128,6 +130,7 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
         if (definition.unique && uniqueViolationField(error) !== undefined) throw alreadyLinked();
         throw error;
       }
+      await definition.onChange?.(link, tx);
       const [answer] = await this.respond(tx, [link]);
       // With an Idempotency-Key, the answer is stored in the write's own transaction.
       await auth.idempotency?.complete(sql, answer);
@@ -150,6 +153,7 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
       );
       if (link && auth.ifMatch !== undefined) assertIfMatch(auth.ifMatch, (await this.respond(tx, [link]))[0]);
       if (!link || !(await links.remove(link))) throw notFound();
+      await definition.onChange?.(link, tx);
     });
     return null;
   }
@@ -164,6 +168,7 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
       if (!link || !(await links.remove(link))) {
         throw new RecordNotFound(`${this.definition.target.label} association`);
       }
+      await this.definition.onChange?.(link, tx);
     });
     return null;
   }

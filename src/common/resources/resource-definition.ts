@@ -56,6 +56,8 @@ export interface ResourceDefinition<E extends TenantOwnedEntity, Dto extends obj
   afterWrite?(row: E, dto: Dto, context: WriteContext<E>): Promise<void>;
   /** Refuses (DeleteConflict) or cascades before the row is removed, in the same transaction. */
   beforeDelete?(row: E, tx: TenantTx): Promise<void>;
+  /** After every create, update and delete of a row, in the same transaction (versions others cache under). */
+  onChange?(row: E, tx: TenantTx): Promise<void>;
   /** Adds related data to the answers of a page (one query per page, never one per row). */
   decorate?(rows: E[], responses: R[], tx: TenantTx): Promise<void>;
 }

@@ -71,6 +71,7 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
       if (definition.parent && parentId !== undefined) Object.assign(values, { [definition.parent.column]: parentId });
       const inserted = await tx.table(definition.entity).insert(values);
       await definition.afterWrite?.(inserted, dto, context);
+      await definition.onChange?.(inserted, tx);
       const [answer] = await this.respond(tx, [inserted]);
       // With an Idempotency-Key, the answer is stored in the write's own transaction: both or neither.
       await auth.idempotency?.complete(sql, answer);
@@ -94,6 +95,7 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
       const updated = await tx.table(definition.entity).update(existing, definition.toColumns(dto, existing));
       if (!updated) throw new RecordNotFound(definition.label);
       await definition.afterWrite?.(updated, dto, context);
+      await definition.onChange?.(updated, tx);
       return updated;
     });
     return (await this.respond(this.tables.within(auth), [row]))[0];
@@ -107,6 +109,7 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
       if (auth.ifMatch !== undefined) assertIfMatch(auth.ifMatch, (await this.respond(tx, [existing]))[0]);
       await this.definition.beforeDelete?.(existing, tx);
       if (!(await tx.table(this.definition.entity).remove(existing))) throw new RecordNotFound(this.definition.label);
+      await this.definition.onChange?.(existing, tx);
     });
     return null;
   }

@@ -9,6 +9,7 @@ import { CreateCustomerImportTables1764500000000 } from './1764500000000-create-
 import { DropDuplicateCustomerEmailIndex1764500000001 } from './1764500000001-drop-duplicate-customer-email-index.js';
 import { AddSortKeysAndExactIdentifiers1764600000000 } from './1764600000000-add-sort-keys-and-exact-identifiers.js';
 import { CreateIdempotencyKeys1764600000001 } from './1764600000001-create-idempotency-keys.js';
+import { AddCampaignsSelectionVersion1764700000000 } from './1764700000000-add-campaigns-selection-version.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   DropDuplicateCustomerEmailIndex1764500000001,
   AddSortKeysAndExactIdentifiers1764600000000,
   CreateIdempotencyKeys1764600000001,
+  AddCampaignsSelectionVersion1764700000000,
 ];

@@ -114,12 +114,18 @@ export function anyOf(selections: Selection[], now: Date): Selection {
   };
 }
 
+/** One of a campaign's audience links, as eligibility needs it. */
+export interface CampaignLink {
+  segment: string | null;
+  match: MatchMode;
+  rules: RuleInput[];
+}
+
 /**
- * The customers eligible for a campaign: members of any of its audiences, each narrowed by the
- * link's segment_override. One query reads the links with their audiences and rules (an
- * assignment lookup should cost about what a read of one record costs).
+ * A campaign's audience links with their audiences' match and rules, in one query (an assignment
+ * lookup reads them at most once per change of the campaign: CampaignDefinitions).
  */
-export async function campaignEligibility(tx: TenantTx, campaignId: number, now: Date): Promise<Selection> {
+export async function readCampaignLinks(tx: TenantTx, campaignId: number): Promise<CampaignLink[]> {
   const links = tx.table(CampaignAudience);
   const audiences = tx.table(Audience);
   const [l, a, r] = [quote(links.spec.table), quote(audiences.spec.table), quote(AUDIENCE_RULES_TABLE)];
@@ -141,7 +147,7 @@ export async function campaignEligibility(tx: TenantTx, campaignId: number, now:
       ORDER BY ${l}.id, ${r}.id`,
     [campaignId, ...linkScope.params, ...audienceScope.params],
   );
-  const linked = new Map<string, { segment: string | null; match: MatchMode; rules: RuleInput[] }>();
+  const linked = new Map<string, CampaignLink>();
   for (const row of rows) {
     const key = String(row.link_id);
     let link = linked.get(key);
@@ -149,13 +155,18 @@ export async function campaignEligibility(tx: TenantTx, campaignId: number, now:
       link = { segment: row.segment_override, match: isMatchMode(row.match) ? row.match : DEFAULT_MATCH, rules: [] };
       linked.set(key, link);
     }
-    if (row.rule_type !== null) link.rules.push(row);
+    if (row.rule_type !== null) {
+      const { rule_type, rule_value, field, operator } = row;
+      link.rules.push({ rule_type, rule_value, field, operator });
+    }
   }
-  const { dialect } = tx.sql;
+  return [...linked.values()];
+}
+
+/** The customers eligible for a campaign: members of any of its audiences, each narrowed by the link's segment_override. */
+export function campaignEligibility(links: readonly CampaignLink[], dialect: Dialect, now: Date): Selection {
   return anyOf(
-    [...linked.values()].map((link) =>
-      narrowed(ruleSelection(link.rules, link.match, dialect, now), link.segment, dialect),
-    ),
+    links.map((link) => narrowed(ruleSelection(link.rules, link.match, dialect, now), link.segment, dialect)),
     now,
   );
 }

@@ -4,6 +4,7 @@ import { AudiencesController } from './audiences.controller.js';
 import { AudiencesService } from './audiences.service.js';
 import { CampaignAudiencesController } from './campaign-audiences.controller.js';
 import { CampaignAudiencesService } from './campaign-audiences.service.js';
+import { CampaignDefinitions } from './campaign-definitions.js';
 import { CustomerScans } from './customer-scan.js';
 import { IdFloors } from './id-floors.js';
 import { ScanSlots } from './scan-slots.js';
@@ -30,6 +31,7 @@ import { TreatmentAssignmentsService } from './treatment-assignments.service.js'
     AudienceMembersService,
     TreatmentAssignmentsService,
     CustomerScans,
+    CampaignDefinitions,
     IdFloors,
     ScanSlots,
   ],

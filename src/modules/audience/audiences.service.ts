@@ -7,6 +7,7 @@ import type { AudienceDto } from './dto/audience.dto.js';
 import { toAudienceResponse, toAudienceRuleResponse, type AudienceResponse } from './dto/audience.response.js';
 import { Audience, AudienceRule, CampaignAudience, SubAudience } from './entities/audience.entity.js';
 import { DEFAULT_MATCH } from './rules/rule-grammar.js';
+import { audienceChanged } from './campaign-definitions.js';
 
 const NAMED_SORTS = { name: 'string', created_at: 'date' } as const;
 
@@ -64,6 +65,9 @@ export class AudiencesService extends ResourceService<Audience, AudienceDto, Aud
           responses[index].rules = rules.filter((r) => r.audience_id === audience.id).map(toAudienceRuleResponse);
         });
       },
+
+      /** Its match and rules decide whom the campaigns it is linked to select. */
+      onChange: (audience, tx) => audienceChanged(tx, audience.id),
 
       beforeDelete: async (audience, tx) => {
         refuseIfUsed('audience', [

@@ -3,6 +3,7 @@ import { AssociationService } from '../../common/resources/association.service.j
 import { Tables } from '../../common/resources/tables.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
 import { AudiencesService } from './audiences.service.js';
+import { campaignsChanged } from '../marketing/campaign-selection-version.js';
 import type { CampaignAudienceDto } from './dto/audience.dto.js';
 import {
   toCampaignAudienceResponse,
@@ -30,6 +31,7 @@ export class CampaignAudiencesService extends AssociationService<
       targetId: (dto) => dto.audience_id,
       toColumns: (dto) => ({ segment_override: dto.segment_override ?? null }),
       present: toCampaignAudienceResponse,
+      onChange: (link, tx) => campaignsChanged(tx, [link.campaign_id]),
     });
   }
 }

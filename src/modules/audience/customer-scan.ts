@@ -215,17 +215,6 @@ export class CustomerScan {
     return [...totals].map(([b, customers]) => ({ bucket: b, customers }));
   }
 
-  /** Whether one customer of the tenant is selected; undefined when the tenant has no such customer. */
-  async selects(selection: Selection, customerId: number): Promise<boolean | undefined> {
-    const where = [{ sql: `${c}.id = ?`, params: [customerId] }, this.customers.scope(c)];
-    const [row] = await this.tx.sql.query<{ selected: number | string }>(
-      `SELECT CASE WHEN ${selection.filter.sql} THEN 1 ELSE 0 END AS selected
-         FROM ${this.table} ${c} WHERE ${sql(where)}`,
-      [...selection.filter.params, ...params(where)],
-    );
-    return row ? Number(row.selected) === 1 : undefined;
-  }
-
   /** Runs `read` over the whole selection: once, or once per id range side by side. */
   private async scan<T>(selection: Selection, read: (plan: ScanPlan, where: Condition[]) => Promise<T[]>) {
     const plan = await this.plan(selection);

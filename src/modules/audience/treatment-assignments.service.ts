@@ -6,9 +6,10 @@ import type { AuthContext } from '../../common/auth/auth-context.js';
 import { RecordNotFound } from '../../common/http/api-exception.js';
 import { Tables, type TenantTx } from '../../common/resources/tables.js';
 import { quote } from '../../common/resources/table-gateway.js';
-import { TreatmentGroup } from '../marketing/entities/campaign-children.entity.js';
+import { Customer } from '../customer/entities/customer.entity.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
-import { campaignEligibility } from './audience-selection.js';
+import { CUSTOMER_ALIAS, campaignEligibility } from './audience-selection.js';
+import { CampaignDefinitions, campaignVersionColumn, type CampaignDefinition } from './campaign-definitions.js';
 import { CustomerScans } from './customer-scan.js';
 import {
   toAssignmentGroupResponse,
@@ -29,6 +30,7 @@ export class TreatmentAssignmentsService implements OnModuleInit {
   constructor(
     private readonly tables: Tables,
     private readonly scans: CustomerScans,
+    private readonly definitions: CampaignDefinitions,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -39,32 +41,70 @@ export class TreatmentAssignmentsService implements OnModuleInit {
     }
   }
 
+  /**
+   * One statement on a warm instance: the customer's membership under the kept definition, read
+   * with the campaign's current version; only when that version moved is the definition read again.
+   */
   async assignment(auth: AuthContext, campaignId: number, customerId: number): Promise<AssignmentResponse> {
     const tx = this.tables.within(auth);
     const now = new Date();
-    const [groups, eligibility] = await Promise.all([
-      this.groups(tx, campaignId),
-      campaignEligibility(tx, campaignId, now),
-    ]);
-    const eligible = await this.scans.in(tx).selects(eligibility, customerId);
-    if (eligible === undefined) throw new RecordNotFound('customer');
+    let definition = this.definitions.cached(tx, campaignId);
+    let probe = definition && (await this.probe(tx, definition, campaignId, customerId, now));
+    if (!definition || !probe || probe.version !== definition.version) {
+      definition = await this.definitions.load(tx, campaignId);
+      probe = await this.probe(tx, definition, campaignId, customerId, now);
+      if (!probe) throw new RecordNotFound('campaign');
+    }
+    if (probe.selected === undefined) throw new RecordNotFound('customer');
     const bucket = bucketOf(campaignId, customerId);
-    const groupId = assignGroup(bucket, groups);
+    const groupId = assignGroup(bucket, definition.groups);
     return toAssignmentResponse({
       campaignId,
       customerId,
-      eligible,
+      eligible: probe.selected,
       bucket,
       groupId: groupId === null ? null : Number(groupId),
     });
   }
 
+  /**
+   * The campaign's version beside whether the customer is eligible under `definition` (undefined:
+   * the tenant has no such customer); undefined when it has no such campaign.
+   */
+  private async probe(
+    tx: TenantTx,
+    definition: CampaignDefinition,
+    campaignId: number,
+    customerId: number,
+    now: Date,
+  ): Promise<{ version: number; selected: boolean | undefined } | undefined> {
+    const eligibility = campaignEligibility(definition.links, tx.sql.dialect, now);
+    const [campaigns, customers] = [tx.table(Campaign), tx.table(Customer)];
+    const k = quote(campaigns.spec.table);
+    const [campaignScope, customerScope] = [campaigns.scope(k), customers.scope(CUSTOMER_ALIAS)];
+    const c = CUSTOMER_ALIAS;
+    const [row] = await tx.sql.query<{
+      version: number | string;
+      customer_id: number | string | null;
+      selected: number | string;
+    }>(
+      `SELECT ${campaignVersionColumn(k)} AS version, ${c}.id AS customer_id,
+              CASE WHEN ${eligibility.filter.sql} THEN 1 ELSE 0 END AS selected
+         FROM ${k} LEFT JOIN ${quote(customers.spec.table)} ${c} ON ${c}.id = ? AND ${customerScope.sql}
+        WHERE ${k}.id = ? AND ${campaignScope.sql}`,
+      [...eligibility.filter.params, customerId, ...customerScope.params, campaignId, ...campaignScope.params],
+    );
+    if (!row) return undefined;
+    return {
+      version: Number(row.version),
+      selected: row.customer_id === null ? undefined : Number(row.selected) === 1,
+    };
+  }
+
   async summary(auth: AuthContext, campaignId: number): Promise<AssignmentSummaryResponse> {
     const tx = this.tables.within(auth);
-    const [groups, eligibility] = await Promise.all([
-      this.groups(tx, campaignId),
-      campaignEligibility(tx, campaignId, new Date()),
-    ]);
+    const { groups, links } = await this.definitions.load(tx, campaignId);
+    const eligibility = campaignEligibility(links, tx.sql.dialect, new Date());
     const buckets = await this.scans.in(tx).buckets(eligibility, campaignId);
     const summary = summarizeBuckets(buckets, groups);
     const eligible = buckets.reduce((sum, row) => sum + Number(row.customers), 0);
@@ -75,24 +115,5 @@ export class TreatmentAssignmentsService implements OnModuleInit {
         toAssignmentGroupResponse(group, summary.groups.find((g) => Number(g.id) === group.id)?.customers ?? 0),
       ),
     );
-  }
-
-  /**
-   * The campaign's treatment groups, ordered by id (the order their bucket ranges follow), read
-   * with the campaign itself in one query: 404 when the tenant has no such campaign.
-   */
-  private async groups(tx: TenantTx, campaignId: number): Promise<TreatmentGroup[]> {
-    const [campaigns, groups] = [tx.table(Campaign), tx.table(TreatmentGroup)];
-    const [k, g] = [quote(campaigns.spec.table), quote(groups.spec.table)];
-    const [campaignScope, groupScope] = [campaigns.scope(k), groups.scope(g)];
-    const rows = await tx.sql.query<Record<string, unknown>>(
-      `SELECT ${k}.id AS campaign_id_found, ${groups.spec.selectList(g)}
-         FROM ${k} LEFT JOIN ${g} ON ${g}.campaign_id = ${k}.id AND ${groupScope.sql}
-        WHERE ${k}.id = ? AND ${campaignScope.sql}
-        ORDER BY ${g}.id`,
-      [...groupScope.params, campaignId, ...campaignScope.params],
-    );
-    if (rows.length === 0) throw new RecordNotFound('campaign');
-    return rows.filter((row) => row.id !== null).map((row) => groups.spec.normalize(row));
   }
 }

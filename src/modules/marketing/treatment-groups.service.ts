@@ -6,6 +6,7 @@ import { Tables } from '../../common/resources/tables.js';
 import type { TreatmentGroupDto } from './dto/campaign-children.dto.js';
 import { toTreatmentGroupResponse, type TreatmentGroupResponse } from './dto/marketing.responses.js';
 import { TreatmentGroup } from './entities/campaign-children.entity.js';
+import { campaignsChanged } from './campaign-selection-version.js';
 import { Campaign } from './entities/campaign.entity.js';
 import { childColumns, NAMED_SORTS } from './plan-columns.js';
 
@@ -25,6 +26,8 @@ export class TreatmentGroupsService extends ResourceService<TreatmentGroup, Trea
         allocation_percentage: decimal(dto.allocation_percentage),
       }),
       toResponse: toTreatmentGroupResponse,
+      /** The groups' bucket ranges are the campaign's assignments. */
+      onChange: (group, tx) => campaignsChanged(tx, [group.campaign_id]),
       /** The campaign's groups add up to at most 100 %. */
       validate: async (dto, { tx, existing, parentId }) => {
         const others = await tx

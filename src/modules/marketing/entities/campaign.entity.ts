@@ -16,4 +16,8 @@ export class Campaign extends PlanEntity {
   /** Incremented by every write of the campaign's treatment groups (their allocation rule); not published. */
   @Column({ type: 'int', unsigned: true, default: 0 })
   allocation_version: number;
+
+  /** Incremented by every write that changes whom the campaign selects or how it assigns them; not published. */
+  @Column({ type: 'int', unsigned: true, default: 0 })
+  selection_version: number;
 }
