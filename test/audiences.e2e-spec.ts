@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { login } from './support/auth.js';
 import {
   ISO,
@@ -122,6 +123,25 @@ describe('audiences, sub-audiences and campaign audiences', () => {
       expect(deleted.body).toEqual({ code: 200, message: expect.any(String), data: null });
       expect((await api.get(`/api/audiences/${audience.id}`)).status).toBe(404);
       expect((await api.delete(`/api/audiences/${audience.id}`)).status).toBe(404);
+    });
+
+    // A PUT that changed only the rules left updated_at as it was: a client syncing "changed since"
+    // missed the change, and on Galera two such PUTs with one If-Match did not conflict on the row.
+    it('moves updated_at when a PUT changes only the rules, and not when it changes nothing', async () => {
+      const audience = await created(api.post('/api/audiences', audienceBody({ name: 'Rules only' })));
+      const backdate = () =>
+        t.app
+          .get(DataSource)
+          .query('UPDATE audiences SET updated_at = ? WHERE id = ?', ['2020-01-01 00:00:00', audience.id]);
+      const put = (rules: Body[]) => dataOf(api.put(`/api/audiences/${audience.id}`, { name: 'Rules only', rules }));
+
+      await backdate();
+      const same = await put([{ rule_type: 'country', rule_value: 'NL' }]);
+      expect(Date.parse(String(same.updated_at))).toBe(Date.parse('2020-01-01T00:00:00Z'));
+
+      const changed = await put([{ rule_type: 'tier', rule_value: 'silver' }]);
+      expect(Date.parse(String(changed.updated_at))).toBeGreaterThan(Date.parse('2021-01-01'));
+      expect((await dataOf(api.get(`/api/audiences/${audience.id}`))).updated_at).toBe(changed.updated_at);
     });
 
     it('accepts an audience without rules, and with rule values of 255 characters', async () => {

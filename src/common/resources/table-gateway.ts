@@ -221,6 +221,21 @@ export abstract class TableGateway<E extends { id: number }> {
     return updated;
   }
 
+  /**
+   * Marks a row as changed when only rows that belong to it changed (an audience's rules): its
+   * updated_at moves, and the write claims the row like any update. Answers the new updated_at.
+   */
+  async touch(existing: E): Promise<Date> {
+    const updatedAt = wholeSecondNow();
+    const scope = this.scope();
+    await this.sql.run(`UPDATE ${this.t} SET updated_at = ? WHERE ${this.t}.id = ? AND ${scope.sql}`, [
+      updatedAt,
+      existing.id,
+      ...scope.params,
+    ]);
+    return updatedAt;
+  }
+
   /** Deletes (or soft-deletes) a row read through this table and logs it; false when it was already gone. */
   async remove(existing: E): Promise<boolean> {
     const scope = this.scope();

@@ -48,6 +48,7 @@ export class AudiencesService extends ResourceService<Audience, AudienceDto, Aud
         await rules.replace(after);
         // The rules are the audience's state too: a change of them alone is an update of the audience.
         if (existing && JSON.stringify(before) !== JSON.stringify(after)) {
+          audience.updated_at = await tx.table(Audience).touch(audience);
           await tx.table(Audience).logChange(audience, { rules: after }, { rules: before });
         }
       },
