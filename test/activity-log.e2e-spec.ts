@@ -1,5 +1,6 @@
 import { login } from './support/auth.js';
 import { newTenant, newUser, type TestUser } from './support/factories.js';
+import { newCampaignTree } from './support/marketing-factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 interface Entry {
@@ -68,6 +69,20 @@ describe('activity log', () => {
     expect(deleted.properties.old).toMatchObject({ name: 'Logged 2' });
     expect(create.batch_uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(log)).not.toMatch(/password|\$2[aby]\$/);
+  });
+
+  // Campaign entries carried allocation_version and selection_version, and user entries
+  // access_version: counters the service keeps for itself, not the record's state.
+  it("records a record's own fields, not the counters the service keeps on it", async () => {
+    const { campaign } = await newCampaignTree(t, admin.token);
+    const [createdCampaign] = await entries(admin.token, { subject_type: 'Campaign', subject_id: campaign.id });
+    expect(createdCampaign.properties.attributes).toMatchObject({ id: campaign.id, name: campaign.name });
+    const user = await newUser(t, root, ['admin'], admin.tenant_id);
+    const [createdUser] = await entries(root, { subject_type: 'User', subject_id: user.id });
+    expect(createdUser.properties.attributes).toMatchObject({ id: user.id });
+    for (const attributes of [createdCampaign.properties.attributes, createdUser.properties.attributes]) {
+      expect(Object.keys(attributes).filter((key) => key.endsWith('_version'))).toEqual([]);
+    }
   });
 
   it('filters by event and causer, and pages', async () => {

@@ -1,6 +1,7 @@
 import type { DataSource, EntityMetadata, ObjectLiteral } from 'typeorm';
 import { toDate } from '../http/serialize.js';
 import { sortKeyOf, sortKeysOf } from './sort-key.js';
+import { versionCountersOf } from './version-counter.js';
 
 type Normalize = (value: unknown) => unknown;
 
@@ -30,7 +31,7 @@ export class TableSpec<E extends ObjectLiteral> {
   readonly entityName: string;
   /** Key columns by the column they are the key of (sort-key.ts). */
   readonly sortKeys: ReadonlyMap<string, string>;
-  /** The columns the activity log records: every column but the keys. */
+  /** The columns the activity log records: every column but the sort keys and version counters. */
   readonly loggedColumns: readonly string[];
   private readonly normalizers: readonly [string, Normalize | undefined][];
   private readonly columnSet: ReadonlySet<string>;
@@ -43,8 +44,8 @@ export class TableSpec<E extends ObjectLiteral> {
     this.columnSet = new Set(this.columns);
     this.softDeleteColumn = metadata.deleteDateColumn?.databaseName;
     this.sortKeys = sortKeysOf(metadata.target);
-    const keyColumns = new Set(this.sortKeys.values());
-    this.loggedColumns = this.columns.filter((c) => !keyColumns.has(c));
+    const unlogged = new Set([...this.sortKeys.values(), ...versionCountersOf(metadata.target)]);
+    this.loggedColumns = this.columns.filter((c) => !unlogged.has(c));
     this.normalizers = metadata.columns.map((c) => [c.databaseName, normalizerFor(c.type)]);
     // What an INSERT that names every column writes where the caller gave no value.
     this.defaultValues = Object.fromEntries(

@@ -2,6 +2,7 @@ import { Column, Entity } from 'typeorm';
 import { TimestampColumn } from '../../../common/database/columns.js';
 import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
 import { SortKeyColumn } from '../../../common/database/sort-key.js';
+import { VersionCounterColumn } from '../../../common/database/version-counter.js';
 
 @Entity('users')
 export class User extends TenantOwnedEntity {
@@ -27,6 +28,6 @@ export class User extends TenantOwnedEntity {
   is_active: boolean;
 
   /** Grows with every change of the user's roles or permissions (UserAccessReader caches by it). */
-  @Column({ type: 'int', unsigned: true, default: 0 })
+  @VersionCounterColumn()
   access_version: number;
 }

@@ -1,5 +1,6 @@
-import { Column, Entity } from 'typeorm';
+import { Entity } from 'typeorm';
 import { ForeignIdColumn, TextColumn } from '../../../common/database/columns.js';
+import { VersionCounterColumn } from '../../../common/database/version-counter.js';
 import { PlanEntity } from './plan.entity.js';
 
 @Entity('campaigns')
@@ -13,11 +14,11 @@ export class Campaign extends PlanEntity {
   @TextColumn({ nullable: true })
   success_criteria: string | null;
 
-  /** Incremented by every write of the campaign's treatment groups (their allocation rule); not published. */
-  @Column({ type: 'int', unsigned: true, default: 0 })
+  /** Incremented by every write of the campaign's treatment groups (their allocation rule). */
+  @VersionCounterColumn()
   allocation_version: number;
 
-  /** Incremented by every write that changes whom the campaign selects or how it assigns them; not published. */
-  @Column({ type: 'int', unsigned: true, default: 0 })
+  /** Incremented by every write that changes whom the campaign selects or how it assigns them. */
+  @VersionCounterColumn()
   selection_version: number;
 }
