@@ -39,8 +39,13 @@ export class AudiencesService extends ResourceService<Audience, AudienceDto, Aud
       }),
       toResponse: toAudienceResponse,
 
-      /** `rules` replaces the whole set, in the same transaction; left out, the rules stay. */
+      /**
+       * `rules` replaces the whole set, in the same transaction; left out, the rules stay. An update
+       * (its match, its rules) changes whom the campaigns it is linked to select; a new audience is
+       * linked to none, and a linked one cannot be deleted.
+       */
       afterWrite: async (audience, dto, { tx, existing }) => {
+        if (existing) await audienceChanged(tx, audience.id);
         if (dto.rules === undefined) return;
         const rules = tx.children(AudienceRule, 'audience_id', [audience.id]);
         const before = existing ? (await rules.list()).map(ruleFields) : [];
@@ -66,9 +71,6 @@ export class AudiencesService extends ResourceService<Audience, AudienceDto, Aud
           responses[index].rules = rules.filter((r) => r.audience_id === audience.id).map(toAudienceRuleResponse);
         });
       },
-
-      /** Its match and rules decide whom the campaigns it is linked to select. */
-      onChange: (audience, tx) => audienceChanged(tx, audience.id),
 
       beforeDelete: async (audience, tx) => {
         refuseIfUsed('audience', [

@@ -70,7 +70,4 @@ export async function audienceChanged(tx: TenantTx, audienceId: number): Promise
   );
 }
 
-/** The lookup statement's column holding the campaign's version. */
-export const campaignVersionColumn = (alias: string) => `${alias}.${SELECTION_VERSION_COLUMN}`;
-
 const key = (tx: TenantTx, campaignId: number) => `${tx.auth.tenantId}:${campaignId}`;

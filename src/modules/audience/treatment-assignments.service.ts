@@ -9,7 +9,8 @@ import { quote } from '../../common/resources/table-gateway.js';
 import { Customer } from '../customer/entities/customer.entity.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
 import { CUSTOMER_ALIAS, campaignEligibility } from './audience-selection.js';
-import { CampaignDefinitions, campaignVersionColumn, type CampaignDefinition } from './campaign-definitions.js';
+import { SELECTION_VERSION_COLUMN } from '../marketing/campaign-selection-version.js';
+import { CampaignDefinitions, type CampaignDefinition } from './campaign-definitions.js';
 import { CustomerScans } from './customer-scan.js';
 import {
   toAssignmentGroupResponse,
@@ -88,7 +89,7 @@ export class TreatmentAssignmentsService implements OnModuleInit {
       customer_id: number | string | null;
       selected: number | string;
     }>(
-      `SELECT ${campaignVersionColumn(k)} AS version, ${c}.id AS customer_id,
+      `SELECT ${k}.${SELECTION_VERSION_COLUMN} AS version, ${c}.id AS customer_id,
               CASE WHEN ${eligibility.filter.sql} THEN 1 ELSE 0 END AS selected
          FROM ${k} LEFT JOIN ${quote(customers.spec.table)} ${c} ON ${c}.id = ? AND ${customerScope.sql}
         WHERE ${k}.id = ? AND ${campaignScope.sql}`,
