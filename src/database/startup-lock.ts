@@ -52,6 +52,13 @@ async function ensureLockRow(dataSource: DataSource): Promise<void> {
 
 async function claim(dataSource: DataSource, owner: string): Promise<boolean> {
   const now = Date.now();
+  // Looked at first, written only when it seems free: a write waits while the holder is inside a
+  // migration's transaction (on SQLite, synchronously, up to the busy timeout), a read does not.
+  const [row] = (await dataSource.query('SELECT owner, expires_at FROM startup_lock WHERE id = 1')) as {
+    owner: string | null;
+    expires_at: number | string;
+  }[];
+  if (row && row.owner !== null && Number(row.expires_at) >= now) return false;
   try {
     const affected = await write(
       dataSource,
