@@ -1,5 +1,21 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerRequest } from '@nestjs/throttler';
+import type { Reflector } from '@nestjs/core';
+import {
+  ThrottlerGuard,
+  type ThrottlerGenerateKeyFunction,
+  type ThrottlerGetTrackerFunction,
+  type ThrottlerLimitDetail,
+  type ThrottlerOptions,
+  type ThrottlerRequest,
+} from '@nestjs/throttler';
+import {
+  THROTTLER_BLOCK_DURATION,
+  THROTTLER_KEY_GENERATOR,
+  THROTTLER_LIMIT,
+  THROTTLER_SKIP,
+  THROTTLER_TRACKER,
+  THROTTLER_TTL,
+} from '@nestjs/throttler/dist/throttler.constants.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -23,13 +39,41 @@ export function addDraftRateLimit(
   append('ratelimit', `"${policy}";r=${Math.max(0, remaining)};t=${Math.max(0, Math.ceil(resetSeconds))}`);
 }
 
+/** A throttler as it applies to one route: its decorators' overrides merged with the module's settings. */
+interface RoutePlan {
+  throttler: ThrottlerOptions;
+  name: string;
+  skipped: boolean;
+  limit: number;
+  ttl: number;
+  blockDuration: number;
+  getTracker: ThrottlerGetTrackerFunction;
+  generateKey: ThrottlerGenerateKeyFunction;
+}
+
 /**
  * The global rate limiter (API-CONVENTIONS §9): one budget per user across every route,
  * per IP when anonymous, with the limit headers on every answer, 429s included. It runs after
  * AuthenticationGuard, so the caller is already known (the token is verified once per request).
+ *
+ * The base class reads each throttler's route metadata (skip, limit, ttl, block duration, tracker,
+ * key) on every request; here it is read once per route and kept (README, Performance). Limits are
+ * numbers: a limit computed per request, which @nestjs/throttler also allows, is refused at the
+ * route's first request.
  */
 @Injectable()
 export class ApiThrottlerGuard extends ThrottlerGuard {
+  private readonly plans = new WeakMap<object, RoutePlan[]>();
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    for (const plan of this.plansFor(context)) {
+      const skipIf = plan.throttler.skipIf ?? this.commonOptions.skipIf;
+      if (plan.skipped || skipIf?.(context)) continue;
+      await this.handleRequest({ context, ...plan });
+    }
+    return true;
+  }
+
   protected async getTracker(req: FastifyRequest): Promise<string> {
     return req.user ? `user:${req.user.id}` : `ip:${req.ip}`;
   }
@@ -38,18 +82,26 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     return `${throttlerName}:${tracker}`;
   }
 
-  /** Beside the x-ratelimit-* headers the base class sets, the draft's RateLimit fields. */
+  /** Counts the hit and sets the x-ratelimit-* headers and the draft's RateLimit fields; throws 429 when spent. */
   protected async handleRequest(props: ThrottlerRequest): Promise<boolean> {
-    const allowed = await super.handleRequest(props);
-    const res = props.context.switchToHttp().getResponse<FastifyReply>();
-    const name = props.throttler.name ?? 'default';
+    const { context, limit, ttl, throttler, blockDuration } = props;
+    const name = throttler.name ?? 'default';
     const suffix = name === 'default' ? '' : `-${name}`;
-    const remaining = res.getHeader(`${this.headerPrefix}-Remaining${suffix}`);
-    const reset = res.getHeader(`${this.headerPrefix}-Reset${suffix}`);
-    if (remaining !== undefined) {
-      addDraftRateLimit(res, name, props.limit, Math.ceil(props.ttl / 1000), Number(remaining), Number(reset ?? 0));
+    const http = context.switchToHttp();
+    const res = http.getResponse<FastifyReply>();
+    const tracker = await props.getTracker(http.getRequest<FastifyRequest>(), context);
+    const key = props.generateKey(context, tracker, name);
+    const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
+    if (record.isBlocked) {
+      res.header(`Retry-After${suffix}`, record.timeToBlockExpire);
+      await this.throwThrottlingException(context, { limit, ttl, key, tracker, ...record });
     }
-    return allowed;
+    const remaining = Math.max(0, limit - record.totalHits);
+    res.header(`${this.headerPrefix}-Limit${suffix}`, limit);
+    res.header(`${this.headerPrefix}-Remaining${suffix}`, remaining);
+    res.header(`${this.headerPrefix}-Reset${suffix}`, record.timeToExpire);
+    addDraftRateLimit(res, name, limit, Math.ceil(ttl / 1000), remaining, record.timeToExpire);
+    return true;
   }
 
   protected async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
@@ -61,4 +113,46 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     addDraftRateLimit(res, name, detail.limit, Math.ceil(detail.ttl / 1000), 0, Math.max(1, detail.timeToBlockExpire));
     return super.throwThrottlingException(context, detail);
   }
+
+  private plansFor(context: ExecutionContext): RoutePlan[] {
+    const handler = context.getHandler();
+    let plans = this.plans.get(handler);
+    if (!plans) {
+      const targets = [handler, context.getClass()];
+      plans = this.throttlers.map((throttler) => this.planOf(throttler, targets));
+      this.plans.set(handler, plans);
+    }
+    return plans;
+  }
+
+  private planOf(throttler: ThrottlerOptions, targets: Parameters<Reflector['getAllAndOverride']>[1]): RoutePlan {
+    const name = throttler.name ?? 'default';
+    const route = <T>(key: string) => this.reflector.getAllAndOverride<T | undefined>(key + name, targets);
+    const ttl = numberSetting(route(THROTTLER_TTL) ?? throttler.ttl, 'ttl', name);
+    return {
+      throttler,
+      name,
+      skipped: route<boolean>(THROTTLER_SKIP) === true,
+      limit: numberSetting(route(THROTTLER_LIMIT) ?? throttler.limit, 'limit', name),
+      ttl,
+      blockDuration: numberSetting(
+        route(THROTTLER_BLOCK_DURATION) ?? throttler.blockDuration ?? ttl,
+        'blockDuration',
+        name,
+      ),
+      getTracker:
+        route<ThrottlerGetTrackerFunction>(THROTTLER_TRACKER) ?? throttler.getTracker ?? this.commonOptions.getTracker!,
+      generateKey:
+        route<ThrottlerGenerateKeyFunction>(THROTTLER_KEY_GENERATOR) ??
+        throttler.generateKey ??
+        this.commonOptions.generateKey!,
+    };
+  }
+}
+
+function numberSetting(value: unknown, option: string, throttler: string): number {
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new Error(`The "${option}" of the "${throttler}" throttler must be a number (got ${typeof value}).`);
+  }
+  return value;
 }
