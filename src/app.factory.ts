@@ -1,3 +1,4 @@
+import fastifyCors from '@fastify/cors';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
@@ -37,9 +38,14 @@ export async function createApp(
     trustProxy: config.trustProxy,
     // Body size limits are the parsers' own (registerBodyParsing), so that a refusal is answered after the guards.
     bodyLimit: Number.MAX_SAFE_INTEGER,
+    // No Nest middleware exists here, so @fastify/middie's per-request hook is not installed.
+    skipMiddie: true,
   });
   const fastify = adapter.getInstance();
   registerBodyParsing(fastify);
+  // Registered on fastify itself rather than through app.enableCors(): Nest's CORS hook also copies
+  // every CORS header to the raw response on each request, which only middleware answers need.
+  await fastify.register(fastifyCors, { origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -56,7 +62,6 @@ export async function createApp(
     // Start-up errors are thrown to the caller (main.ts prints one line and exits 1) instead of exiting here.
     abortOnError: false,
   });
-  app.enableCors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
   app.setGlobalPrefix('api');
   setupOpenApi(app);
   await app.init();
