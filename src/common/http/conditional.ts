@@ -7,9 +7,12 @@ import { ApiException } from './api-exception.js';
  * included, and a GET and a PUT of the same state carry the same tag.
  */
 export function etagOf(data: unknown): string {
-  return `"${createHash('sha1')
-    .update(JSON.stringify(data ?? null))
-    .digest('base64url')}"`;
+  return etagOfJson(JSON.stringify(data ?? null));
+}
+
+/** The entity tag of an answer already serialised as JSON. */
+export function etagOfJson(json: string): string {
+  return `"${createHash('sha1').update(json).digest('base64url')}"`;
 }
 
 function tagsOf(header: string): string[] {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { etagOf, noneMatchHolds } from './conditional.js';
+import { etagOfJson, noneMatchHolds } from './conditional.js';
 import { Page } from './page.js';
 import { RouteSettings } from './route-config.js';
 
@@ -44,16 +44,22 @@ export function envelope(
   const message = envelopeMessage(request);
   if (payload instanceof Page) return done(null, { code, message, data: payload.data, meta: payload.meta });
   if (request.routeOptions.config?.etag) {
-    const etag = etagOf(payload ?? null);
+    // The record is serialised once, for its tag and for the answer.
+    const data = JSON.stringify(payload ?? null);
+    const etag = etagOfJson(data);
     reply.header('etag', etag);
     if (request.method === 'GET' && noneMatchHolds(request.headers['if-none-match'], etag)) {
       // The body is dropped by the onSend hook (notModified).
       reply.code(304);
       return done(null, null);
     }
+    reply.serializer(asSerialized);
+    return done(null, `{"code":${code},"message":${JSON.stringify(message)},"data":${data}}`);
   }
   done(null, { code, message, data: payload ?? null });
 }
+
+const asSerialized = (text: unknown) => text as string;
 
 /** The `message` of the route's success envelope. */
 export function envelopeMessage(request: FastifyRequest): string {
