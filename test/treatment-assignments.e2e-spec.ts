@@ -249,6 +249,12 @@ describe('treatment assignment', () => {
       ).status,
     ).toBe(200);
     expect((await lookup()).eligible).toBe(true);
+    // The match alone, the rules kept; and back.
+    const sameRules = [rule('attributes.plan', 'equals', 'free'), rule('is_active', 'equals', 'true')];
+    expect((await put({ match: 'all', rules: sameRules })).status).toBe(200);
+    expect((await lookup()).eligible).toBe(false);
+    expect((await put({ match: 'any' })).status).toBe(200);
+    expect((await lookup()).eligible).toBe(true);
 
     // The customer itself is read live.
     expect((await api.put(`/api/customers/${one.id}`, { is_active: false })).status).toBe(200);

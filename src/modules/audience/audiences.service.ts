@@ -40,22 +40,25 @@ export class AudiencesService extends ResourceService<Audience, AudienceDto, Aud
       toResponse: toAudienceResponse,
 
       /**
-       * `rules` replaces the whole set, in the same transaction; left out, the rules stay. An update
-       * (its match, its rules) changes whom the campaigns it is linked to select; a new audience is
-       * linked to none, and a linked one cannot be deleted.
+       * `rules` replaces the whole set, in the same transaction; left out, the rules stay. A change of
+       * its match or rules changes whom the campaigns it is linked to select (a rename does not); a new
+       * audience is linked to none, and a linked one cannot be deleted.
        */
       afterWrite: async (audience, dto, { tx, existing }) => {
-        if (existing) await audienceChanged(tx, audience.id);
-        if (dto.rules === undefined) return;
-        const rules = tx.children(AudienceRule, 'audience_id', [audience.id]);
-        const before = existing ? (await rules.list()).map(ruleFields) : [];
-        const after = dto.rules.map(ruleFields);
-        await rules.replace(after);
-        // The rules are the audience's state too: a change of them alone is an update of the audience.
-        if (existing && JSON.stringify(before) !== JSON.stringify(after)) {
-          audience.updated_at = await tx.table(Audience).touch(audience);
-          await tx.table(Audience).logChange(audience, { rules: after }, { rules: before });
+        let rulesChanged = false;
+        if (dto.rules !== undefined) {
+          const rules = tx.children(AudienceRule, 'audience_id', [audience.id]);
+          const before = existing ? (await rules.list()).map(ruleFields) : [];
+          const after = dto.rules.map(ruleFields);
+          await rules.replace(after);
+          rulesChanged = existing !== undefined && JSON.stringify(before) !== JSON.stringify(after);
+          // The rules are the audience's state too: a change of them alone is an update of the audience.
+          if (rulesChanged) {
+            audience.updated_at = await tx.table(Audience).touch(audience);
+            await tx.table(Audience).logChange(audience, { rules: after }, { rules: before });
+          }
         }
+        if (existing && (rulesChanged || audience.match !== existing.match)) await audienceChanged(tx, audience.id);
       },
 
       /** Each page's rules in one query. */
