@@ -63,4 +63,16 @@ describe('ApiThrottlerGuard', () => {
       'The "limit" of the "default" throttler must be a number',
     );
   });
+
+  it('refuses settings it does not apply rather than ignoring them', async () => {
+    for (const extra of [{ ignoreUserAgents: [/bot/] }, { setHeaders: false }]) {
+      const other = new ApiThrottlerGuard(
+        { throttlers: [{ name: 'default', ttl: 60_000, limit: 3, ...extra }], storage },
+        storage,
+        new Reflector(),
+      );
+      await other.onModuleInit();
+      await expect(other.canActivate(contextFor('plain', 5).context)).rejects.toThrow('throttler');
+    }
+  });
 });

@@ -42,7 +42,6 @@ export function addDraftRateLimit(
 /** A throttler as it applies to one route: its decorators' overrides merged with the module's settings. */
 interface RoutePlan {
   throttler: ThrottlerOptions;
-  name: string;
   skipped: boolean;
   limit: number;
   ttl: number;
@@ -59,7 +58,7 @@ interface RoutePlan {
  * The base class reads each throttler's route metadata (skip, limit, ttl, block duration, tracker,
  * key) on every request; here it is read once per route and kept (README, Performance). Limits are
  * numbers: a limit computed per request, which @nestjs/throttler also allows, is refused at the
- * route's first request.
+ * route's first request, as are `ignoreUserAgents` and `setHeaders: false`, which it does not apply.
  */
 @Injectable()
 export class ApiThrottlerGuard extends ThrottlerGuard {
@@ -129,9 +128,14 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     const name = throttler.name ?? 'default';
     const route = <T>(key: string) => this.reflector.getAllAndOverride<T | undefined>(key + name, targets);
     const ttl = numberSetting(route(THROTTLER_TTL) ?? throttler.ttl, 'ttl', name);
+    if ((throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents) !== undefined) {
+      throw new Error(`The "${name}" throttler sets ignoreUserAgents, which this guard does not apply.`);
+    }
+    if ((throttler.setHeaders ?? this.commonOptions.setHeaders) === false) {
+      throw new Error(`The "${name}" throttler turns the rate-limit headers off; API-CONVENTIONS §9 requires them.`);
+    }
     return {
       throttler,
-      name,
       skipped: route<boolean>(THROTTLER_SKIP) === true,
       limit: numberSetting(route(THROTTLER_LIMIT) ?? throttler.limit, 'limit', name),
       ttl,
