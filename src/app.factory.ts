@@ -45,7 +45,14 @@ export async function createApp(
   registerBodyParsing(fastify);
   // Registered on fastify itself rather than through app.enableCors(): Nest's CORS hook also copies
   // every CORS header to the raw response on each request, which only middleware answers need.
-  await fastify.register(fastifyCors, { origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
+  // Every verb the API has: @fastify/cors allows only GET, HEAD and POST unless told, and a browser
+  // then refuses to send a cross-origin PUT or DELETE.
+  await fastify.register(fastifyCors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();

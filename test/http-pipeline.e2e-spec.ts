@@ -107,6 +107,17 @@ describe('HTTP pipeline', () => {
     expect(res.headers['access-control-allow-methods']).toMatch(/POST/);
   });
 
+  // A browser sends a cross-origin PUT or DELETE only if the preflight's allowed methods name it.
+  it.each(['PUT', 'DELETE'])('allows %s in CORS preflights', async (method) => {
+    const res = await t.http
+      .options('/api/campaigns/1')
+      .set('Origin', 'https://client.example.com')
+      .set('Access-Control-Request-Method', method)
+      .set('Access-Control-Request-Headers', 'content-type,authorization');
+    expect(res.status).toBe(204);
+    expect(String(res.headers['access-control-allow-methods']).split(/,\s*/)).toContain(method);
+  });
+
   it('serves the OpenAPI document and the interactive docs without a token', async () => {
     const json = await t.http.get('/api/docs-json').expect(200);
     expect(json.body.openapi).toMatch(/^3\./);
