@@ -33,4 +33,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 
-CMD ["node", "--heap-growing-percent=50", "dist/src/main.js"]
+CMD ["node", "--heap-growing-percent=50", "--no-allocation-site-pretenuring", "dist/src/main.js"]

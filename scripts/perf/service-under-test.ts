@@ -39,8 +39,11 @@ function procStat(pid: number): string[] {
   return text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
 
-/** The flags of `npm start` (package.json) and the Dockerfile: README, Performance (memory). */
-const PRODUCTION_NODE_FLAGS = ['--heap-growing-percent=50'];
+/** The node flags of `npm start` (package.json's `start`, which the Dockerfile's CMD repeats): README, Performance. */
+function productionNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
 
 export async function startService(options: StartOptions): Promise<ServiceUnderTest> {
   const database = `bench_${randomBytes(4).toString('hex')}`;
@@ -53,7 +56,7 @@ export async function startService(options: StartOptions): Promise<ServiceUnderT
   const storage = mkdtempSync(join(tmpdir(), 'bench-storage-'));
   const child: ChildProcess = spawn(
     process.execPath,
-    [...PRODUCTION_NODE_FLAGS, ...(options.nodeFlags ?? []), resolve('dist/src/main.js')],
+    [...productionNodeFlags(), ...(options.nodeFlags ?? []), resolve('dist/src/main.js')],
     {
       env: {
         ...process.env,
