@@ -71,9 +71,12 @@ export class TableSpec<E extends ObjectLiteral> {
     return new TableSpec<E>(dataSource.getMetadata(entity));
   }
 
-  /** Every column's default value (null where the entity declares none). */
+  /**
+   * Every column's default value (null where the entity declares none), in a new object. (Here and
+   * on the write path, Object.assign rather than spreads: README, Performance.)
+   */
   defaults(): Record<string, unknown> {
-    return { ...this.defaultValues };
+    return Object.assign({}, this.defaultValues);
   }
 
   /** The column a list sorted by `field` orders on: its key where it has one. */
@@ -84,7 +87,7 @@ export class TableSpec<E extends ObjectLiteral> {
   /** Sets the key of every keyed column among `values` (to write them together). */
   withSortKeys<V extends Record<string, unknown>>(values: V): V {
     if (this.sortKeys.size === 0) return values;
-    const out: Record<string, unknown> = { ...values };
+    const out: Record<string, unknown> = Object.assign({}, values);
     for (const [source, key] of this.sortKeys) if (source in values) out[key] = sortKeyOf(values[source]);
     return out as V;
   }

@@ -169,13 +169,9 @@ export abstract class TableGateway<E extends { id: number }> {
   /** Inserts a row into the tenant (timestamps set, defaults filled) and logs it; answers the row as stored. */
   async insert(values: Values<E>): Promise<E> {
     const now = wholeSecondNow();
-    const row: Record<string, unknown> = this.spec.withSortKeys({
-      ...this.spec.defaults(),
-      ...values,
-      ...this.stamp(),
-      created_at: now,
-      updated_at: now,
-    });
+    const row: Record<string, unknown> = this.spec.withSortKeys(
+      Object.assign(this.spec.defaults(), values, this.stamp(), { created_at: now, updated_at: now }),
+    );
     const columns = this.spec.columns.filter((c) => c !== 'id');
     const { insertId } = await this.sql.run(
       `INSERT INTO ${this.t} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
@@ -213,7 +209,7 @@ export abstract class TableGateway<E extends { id: number }> {
       ],
     );
     if (affected === 0) return undefined;
-    const updated = { ...existing, ...values, updated_at: updatedAt } as E;
+    const updated = Object.assign({}, existing, values, { updated_at: updatedAt });
     const after = updated as Record<string, unknown>;
     const logged = changed.filter((column) => this.spec.loggedColumns.includes(column));
     const attributes = loggable(after, logged);

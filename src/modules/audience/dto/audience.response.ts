@@ -41,13 +41,13 @@ export class SubAudienceResponse {
 }
 
 /** The audience's own fields; its rules are added for a whole page at once (AudiencesService). */
-export const toAudienceResponse = (row: Audience): AudienceResponse => ({
-  ...recordFields(row),
-  name: row.name,
-  description: row.description,
-  match: row.match,
-  rules: [],
-});
+export const toAudienceResponse = (row: Audience): AudienceResponse =>
+  recordFields(row, {
+    name: row.name,
+    description: row.description,
+    match: row.match,
+    rules: [],
+  });
 
 export const toAudienceRuleResponse = (rule: AudienceRule): AudienceRuleResponse => ({
   id: rule.id,
@@ -60,16 +60,13 @@ export const toAudienceRuleResponse = (rule: AudienceRule): AudienceRuleResponse
 export const toCampaignAudienceResponse = (
   link: CampaignAudience,
   audience: AudienceResponse,
-): CampaignAudienceResponse => ({
-  ...audience,
-  segment_override: link.segment_override,
-});
+): CampaignAudienceResponse => Object.assign({}, audience, { segment_override: link.segment_override });
 
-export const toSubAudienceResponse = (row: SubAudience): SubAudienceResponse => ({
-  ...recordFields(row),
-  campaign_id: row.campaign_id,
-  audience_id: row.audience_id,
-  name: row.name,
-  description: row.description,
-  segment_definition: row.segment_definition,
-});
+export const toSubAudienceResponse = (row: SubAudience): SubAudienceResponse =>
+  recordFields(row, {
+    campaign_id: row.campaign_id,
+    audience_id: row.audience_id,
+    name: row.name,
+    description: row.description,
+    segment_definition: row.segment_definition,
+  });

@@ -27,25 +27,25 @@ export class CampaignDestinationResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at: string | null;
 }
 
-export const toDestinationResponse = (row: Destination): DestinationResponse => ({
-  ...recordFields(row),
-  name: row.name,
-  description: row.description,
-  destination_type: row.destination_type,
-  connection_details: row.connection_details,
-  is_active: row.is_active,
-});
+export const toDestinationResponse = (row: Destination): DestinationResponse =>
+  recordFields(row, {
+    name: row.name,
+    description: row.description,
+    destination_type: row.destination_type,
+    connection_details: row.connection_details,
+    is_active: row.is_active,
+  });
 
 /** The link record with the destination's record inside it. */
 export const toCampaignDestinationResponse = (
   link: CampaignDestination,
   destination: DestinationResponse,
-): CampaignDestinationResponse => ({
-  ...recordFields(link),
-  campaign_id: link.campaign_id,
-  destination_id: link.destination_id,
-  treatment_group_id: link.treatment_group_id,
-  attribute_mapping: link.attribute_mapping,
-  is_active: link.is_active,
-  destination,
-});
+): CampaignDestinationResponse =>
+  recordFields(link, {
+    campaign_id: link.campaign_id,
+    destination_id: link.destination_id,
+    treatment_group_id: link.treatment_group_id,
+    attribute_mapping: link.attribute_mapping,
+    is_active: link.is_active,
+    destination,
+  });

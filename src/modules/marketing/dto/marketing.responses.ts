@@ -24,32 +24,32 @@ abstract class PlanResponse extends RecordResponse {
   @ApiProperty() goal: string;
 }
 
-const planFields = (row: PlanEntity): Omit<PlanResponse, keyof RecordResponse> => ({
-  name: row.name,
-  description: row.description,
-  status: row.status,
-  start_date: row.start_date.toISOString(),
-  end_date: row.end_date.toISOString(),
-  budget: row.budget,
-  goal: row.goal,
-});
+/** A plan's fields, then `fields` (see recordFields for why not a spread). */
+const planFields = <F extends object>(row: PlanEntity, fields: F): Omit<PlanResponse, keyof RecordResponse> & F =>
+  Object.assign(
+    {
+      name: row.name,
+      description: row.description,
+      status: row.status,
+      start_date: row.start_date.toISOString(),
+      end_date: row.end_date.toISOString(),
+      budget: row.budget,
+      goal: row.goal,
+    },
+    fields,
+  );
 
 export class MarketingProgramResponse extends PlanResponse {}
 
-export const toMarketingProgramResponse = (row: MarketingProgram): MarketingProgramResponse => ({
-  ...recordFields(row),
-  ...planFields(row),
-});
+export const toMarketingProgramResponse = (row: MarketingProgram): MarketingProgramResponse =>
+  recordFields(row, planFields(row, {}));
 
 export class CampaignGroupResponse extends PlanResponse {
   @ApiProperty() marketing_program_id: number;
 }
 
-export const toCampaignGroupResponse = (row: CampaignGroup): CampaignGroupResponse => ({
-  ...recordFields(row),
-  ...planFields(row),
-  marketing_program_id: row.marketing_program_id,
-});
+export const toCampaignGroupResponse = (row: CampaignGroup): CampaignGroupResponse =>
+  recordFields(row, planFields(row, { marketing_program_id: row.marketing_program_id }));
 
 export class CampaignResponse extends PlanResponse {
   @ApiProperty() campaign_group_id: number;
@@ -57,13 +57,15 @@ export class CampaignResponse extends PlanResponse {
   @ApiProperty({ type: String, nullable: true, description: 'JSON text, as sent' }) success_criteria: string | null;
 }
 
-export const toCampaignResponse = (row: Campaign): CampaignResponse => ({
-  ...recordFields(row),
-  ...planFields(row),
-  campaign_group_id: row.campaign_group_id,
-  target_audience: row.target_audience,
-  success_criteria: row.success_criteria,
-});
+export const toCampaignResponse = (row: Campaign): CampaignResponse =>
+  recordFields(
+    row,
+    planFields(row, {
+      campaign_group_id: row.campaign_group_id,
+      target_audience: row.target_audience,
+      success_criteria: row.success_criteria,
+    }),
+  );
 
 abstract class CampaignChildResponse extends RecordResponse {
   @ApiProperty() campaign_id: number;
@@ -76,14 +78,14 @@ export class TreatmentGroupResponse extends CampaignChildResponse {
   @ApiProperty({ example: 50 }) allocation_percentage: number;
 }
 
-export const toTreatmentGroupResponse = (row: TreatmentGroup): TreatmentGroupResponse => ({
-  ...recordFields(row),
-  campaign_id: row.campaign_id,
-  name: row.name,
-  description: row.description,
-  type: row.type,
-  allocation_percentage: row.allocation_percentage,
-});
+export const toTreatmentGroupResponse = (row: TreatmentGroup): TreatmentGroupResponse =>
+  recordFields(row, {
+    campaign_id: row.campaign_id,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    allocation_percentage: row.allocation_percentage,
+  });
 
 export class CampaignKpiResponse extends CampaignChildResponse {
   @ApiProperty() kpi_type: string;
@@ -91,15 +93,15 @@ export class CampaignKpiResponse extends CampaignChildResponse {
   @ApiProperty({ type: Number, nullable: true }) actual_value: number | null;
 }
 
-export const toCampaignKpiResponse = (row: CampaignKpi): CampaignKpiResponse => ({
-  ...recordFields(row),
-  campaign_id: row.campaign_id,
-  name: row.name,
-  description: row.description,
-  kpi_type: row.kpi_type,
-  target_value: row.target_value,
-  actual_value: row.actual_value,
-});
+export const toCampaignKpiResponse = (row: CampaignKpi): CampaignKpiResponse =>
+  recordFields(row, {
+    campaign_id: row.campaign_id,
+    name: row.name,
+    description: row.description,
+    kpi_type: row.kpi_type,
+    target_value: row.target_value,
+    actual_value: row.actual_value,
+  });
 
 export class CustomerGoalResponse extends CampaignChildResponse {
   @ApiProperty() goal_type: string;
@@ -107,12 +109,12 @@ export class CustomerGoalResponse extends CampaignChildResponse {
   @ApiProperty({ type: Number, nullable: true }) validation_rule_id: number | null;
 }
 
-export const toCustomerGoalResponse = (row: CustomerGoal): CustomerGoalResponse => ({
-  ...recordFields(row),
-  campaign_id: row.campaign_id,
-  name: row.name,
-  description: row.description,
-  goal_type: row.goal_type,
-  target_value: row.target_value,
-  validation_rule_id: row.validation_rule_id,
-});
+export const toCustomerGoalResponse = (row: CustomerGoal): CustomerGoalResponse =>
+  recordFields(row, {
+    campaign_id: row.campaign_id,
+    name: row.name,
+    description: row.description,
+    goal_type: row.goal_type,
+    target_value: row.target_value,
+    validation_rule_id: row.validation_rule_id,
+  });

@@ -19,10 +19,10 @@ export class ValidationRuleReadFailure {
   @ApiProperty({ description: 'Text of the underlying database error' }) data: string;
 }
 
-export const toValidationRuleResponse = (row: ValidationRule): ValidationRuleResponse => ({
-  ...recordFields(row),
-  name: row.name,
-  description: row.description,
-  rule_definition: row.rule_definition,
-  is_active: row.is_active,
-});
+export const toValidationRuleResponse = (row: ValidationRule): ValidationRuleResponse =>
+  recordFields(row, {
+    name: row.name,
+    description: row.description,
+    rule_definition: row.rule_definition,
+    is_active: row.is_active,
+  });
