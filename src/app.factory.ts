@@ -35,7 +35,7 @@ export async function createApp(
     loggerInstance: logger,
     logController: new RequestLog(),
     genReqId: requestId,
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
     // Body size limits are the parsers' own (registerBodyParsing), so that a refusal is answered after the guards.
     bodyLimit: Number.MAX_SAFE_INTEGER,
     // No Nest middleware exists here, so @fastify/middie's per-request hook is not installed.
@@ -74,4 +74,15 @@ export async function createApp(
   await app.init();
   await fastify.ready();
   return app;
+}
+
+/**
+ * TRUST_PROXY as fastify takes it. A hop count becomes the function fastify built from one before
+ * 5.12: since then fastify trusts no proxy for a bare number (it cannot check the nearest peer), so an
+ * operator's `TRUST_PROXY=1` would silently stop naming the clients behind the load balancer.
+ */
+function trustedProxies(
+  setting: AppConfig['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
