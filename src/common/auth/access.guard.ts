@@ -6,6 +6,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { RouteMetadataCache } from '../http/route-metadata.js';
 import type { AuthUser } from './auth-user.js';
 import { IS_PUBLIC } from './public.decorator.js';
 import { REQUIRED_PERMISSION } from './require-permission.decorator.js';
@@ -16,14 +17,20 @@ import { REQUIRED_PERMISSION } from './require-permission.decorator.js';
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  private readonly rules: RouteMetadataCache<{ isPublic: boolean; permission: string | undefined }>;
+
+  constructor(reflector: Reflector) {
+    this.rules = new RouteMetadataCache((handler, controller) => ({
+      isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller]) === true,
+      permission: reflector.getAllAndOverride<string | undefined>(REQUIRED_PERMISSION, [handler, controller]),
+    }));
+  }
 
   canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const { isPublic, permission } = this.rules.of(context);
+    if (isPublic) return true;
     const user = context.switchToHttp().getRequest<{ user?: AuthUser }>().user;
     if (!user) throw new UnauthorizedException();
-    const permission = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_PERMISSION, targets);
     if (permission && !user.permissions.has(permission)) throw new ForbiddenException();
     return true;
   }

@@ -1,6 +1,7 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import { RouteMetadataCache } from '../http/route-metadata.js';
 import { IS_PUBLIC } from './public.decorator.js';
 
 /**
@@ -11,12 +12,17 @@ import { IS_PUBLIC } from './public.decorator.js';
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard('jwt') {
-  constructor(private readonly reflector: Reflector) {
+  private readonly isPublic: RouteMetadataCache<boolean>;
+
+  constructor(reflector: Reflector) {
     super();
+    this.isPublic = new RouteMetadataCache(
+      (handler, controller) => reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller]) === true,
+    );
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (this.isPublic.of(context)) return true;
     return (await super.canActivate(context)) as boolean;
   }
 

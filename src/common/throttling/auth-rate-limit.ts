@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+import { RouteMetadataCache } from '../http/route-metadata.js';
 
 const AUTH_RATE_LIMITED = 'auth_rate_limited';
 
@@ -12,8 +13,9 @@ export const AUTH_RATE_LIMITED_EXTENSION = 'x-auth-rate-limited';
 export const AuthRateLimited = () =>
   applyDecorators(SetMetadata(AUTH_RATE_LIMITED, true), ApiExtension(AUTH_RATE_LIMITED_EXTENSION, true));
 
-export const isAuthRateLimited = (context: ExecutionContext): boolean =>
-  Reflect.getMetadata(AUTH_RATE_LIMITED, context.getHandler()) === true;
+const authRateLimited = new RouteMetadataCache((handler) => Reflect.getMetadata(AUTH_RATE_LIMITED, handler) === true);
+
+export const isAuthRateLimited = (context: ExecutionContext): boolean => authRateLimited.of(context);
 
 export function authAttemptTracker(req: Record<string, unknown>): string {
   const email = (req.body as { email?: unknown } | undefined)?.email;
