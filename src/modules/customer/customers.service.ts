@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ValidationFailed } from '../../common/http/api-exception.js';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
 import { Tables } from '../../common/resources/tables.js';
@@ -7,6 +6,11 @@ import type { CustomerDto } from './dto/customer.dto.js';
 import { toCustomerResponse, type CustomerResponse } from './dto/customer.response.js';
 import { Customer } from './entities/customer.entity.js';
 
+/**
+ * `external_id` is unique within the tenant when given (an empty string is a value too): the unique
+ * index decides, and AllExceptionsFilter answers a duplicate 422 on external_id, so a write needs no
+ * lookup before it.
+ */
 @Injectable()
 export class CustomersService extends ResourceService<Customer, CustomerDto, CustomerResponse> {
   constructor(tables: Tables) {
@@ -26,14 +30,6 @@ export class CustomersService extends ResourceService<Customer, CustomerDto, Cus
         attributes: optional(dto.attributes, existing?.attributes, null),
         is_active: optional(dto.is_active, existing?.is_active, true),
       }),
-      /** `external_id` is unique within the tenant when given (an empty string is a value too, as in the index). */
-      validate: async (dto, { tx, existing }) => {
-        if (dto.external_id === undefined || dto.external_id === null || dto.external_id === existing?.external_id)
-          return;
-        if (await tx.table(Customer).exists({ external_id: dto.external_id }, existing?.id)) {
-          throw ValidationFailed.field('external_id', 'The external id has already been taken.');
-        }
-      },
     });
   }
 }
