@@ -77,7 +77,11 @@ export class Database implements Sql {
     return this.retryingConflicts(() => this.inTurn(() => this.once(work)));
   }
 
-  private async retryingConflicts<T>(attemptOnce: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `attemptOnce` (a transaction, or one autocommit statement) again when the database aborts
+   * it on a conflict; 503 when the attempts run out.
+   */
+  async retryingConflicts<T>(attemptOnce: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await attemptOnce();

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthUser } from '../auth/auth-user.js';
-import { isRetryableConflict, uniqueViolationField } from '../database/database-errors.js';
+import { uniqueViolationField } from '../database/database-errors.js';
 import { Database, type Sql } from '../database/database.js';
 import { ApiException, ValidationFailed } from '../http/api-exception.js';
 import { envelopeMessage } from '../http/envelope.js';
@@ -199,17 +199,28 @@ export class IdempotencyGuard implements CanActivate {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = Date.now();
       try {
-        const { insertId } = await this.db.run(
-          `INSERT INTO idempotency_keys
-             (scope, idempotency_key, request_hash, owner, locked_until, expires_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          [scope, key, hash, owner, now + IDEMPOTENCY_LEASE_MS, now + IDEMPOTENCY_RETENTION_MS, new Date(), new Date()],
+        // A cluster may abort the insert on a conflict that is not about this key (a node leaving the
+        // cluster aborts transactions in flight): it is run again, and a duplicate key lands below.
+        const { insertId } = await this.db.retryingConflicts(() =>
+          this.db.run(
+            `INSERT INTO idempotency_keys
+               (scope, idempotency_key, request_hash, owner, locked_until, expires_at, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            [
+              scope,
+              key,
+              hash,
+              owner,
+              now + IDEMPOTENCY_LEASE_MS,
+              now + IDEMPOTENCY_RETENTION_MS,
+              new Date(),
+              new Date(),
+            ],
+          ),
         );
         if (Math.random() * SWEEP_ONE_IN < 1) this.sweep(now);
         return new IdempotencyClaim(this.db, insertId, owner, status, message);
       } catch (error) {
-        // Two nodes of a cluster inserting the same key at once: the loser is told to wait.
-        if (isRetryableConflict(error)) throw inProgress();
         if (uniqueViolationField(error) === undefined) throw error;
       }
       const [row] = await this.db.query<KeyRow>(
