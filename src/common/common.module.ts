@@ -5,12 +5,12 @@ import { AccessGuard } from './auth/access.guard.js';
 import { AuthenticationGuard } from './auth/authentication.guard.js';
 import { PasswordHasher } from './auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
-import { Database } from './database/database.js';
+import { Database } from './data/database.js';
 import { BodyErrorGuard } from './http/body-parsing.js';
 import { AllExceptionsFilter } from './http/exception.filter.js';
 import { IdempotencyGuard } from './idempotency/idempotency.js';
-import { createValidationPipe } from './http/validation.js';
-import { Tables } from './resources/tables.js';
+import { createInputPipe } from './http/input-pipe.js';
+import { Tables } from './data/tables.js';
 import { TenantGuard } from './tenancy/tenant.guard.js';
 import { ApiThrottlerGuard } from './throttling/api-throttler.guard.js';
 import { ThrottlingModule } from './throttling/throttling.module.js';
@@ -43,7 +43,7 @@ export class CommonModule {
         { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_GUARD, useClass: TenantGuard },
         { provide: APP_GUARD, useClass: IdempotencyGuard },
-        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_PIPE, useFactory: createInputPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         PasswordHasher,
         Database,

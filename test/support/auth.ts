@@ -1,4 +1,4 @@
-import { Database } from '../../src/common/database/database.js';
+import { Database } from '../../src/common/data/database.js';
 import { AccessTokenService } from '../../src/modules/auth/access-token.service.js';
 import type { TestApp } from './test-app.js';
 

@@ -1,16 +1,16 @@
 import type { Type } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context.js';
-import { uniqueViolationField } from '../database/database-errors.js';
+import { uniqueViolationField } from '../data/database-errors.js';
 import { toDate } from '../http/serialize.js';
 import { RecordNotFound, ValidationFailed } from '../http/api-exception.js';
 import { assertIfMatch } from '../http/conditional.js';
 import { Page } from '../http/page.js';
-import { containsCondition } from './contains.js';
-import { keysetCondition, keysetOrder, pageOf, pageRequest, type Condition, type SortFields } from './keyset.js';
+import { containsCondition } from '../data/contains.js';
+import { keysetCondition, keysetOrder, pageOf, pageRequest, type Condition, type SortFields } from '../data/keyset.js';
 import type { ListQueryDto } from './list-query.dto.js';
-import { matching, quote, type Values } from './table-gateway.js';
-import type { Tables, TenantTx } from './tables.js';
-import type { TenantOwnedEntity } from './tenant-owned.entity.js';
+import { matching, quote, type Values } from '../data/table-gateway.js';
+import type { Tables, TenantTx } from '../data/tables.js';
+import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
 
 /** What an association needs of its target resource: its table and its answers. */
 export interface AssociationTarget<T extends TenantOwnedEntity, TR> {

@@ -1,4 +1,4 @@
-import { parseDateLike } from '../validation/fields.js';
+import { parseDateLike } from '../fields/fields.js';
 
 /** A validated date field as the Date to store, in whole seconds as MySQL DATETIME keeps it on every database. */
 export const dateValue = (value: string): Date => new Date(Math.floor(parseDateLike(value)!.getTime() / 1000) * 1000);

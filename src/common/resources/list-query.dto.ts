@@ -1,4 +1,4 @@
-import { BooleanField, NumberField, StringField } from '../validation/fields.js';
+import { BooleanField, NumberField, StringField } from '../fields/fields.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;

@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
-import type { SortFields } from './keyset.js';
-import type { Values } from './table-gateway.js';
-import type { TenantTx } from './tables.js';
-import type { TenantOwnedEntity } from './tenant-owned.entity.js';
+import type { SortFields } from '../data/keyset.js';
+import type { Values } from '../data/table-gateway.js';
+import type { TenantTx } from '../data/tables.js';
+import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
 
 /** The record a child resource lives in (`campaign_id` of a treatment group). */
 export interface ParentDefinition<E> {

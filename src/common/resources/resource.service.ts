@@ -1,15 +1,15 @@
 import type { AuthContext } from '../auth/auth-context.js';
-import type { SqlValue } from '../database/database.js';
+import type { SqlValue } from '../data/database.js';
 import { RecordNotFound } from '../http/api-exception.js';
 import { assertIfMatch } from '../http/conditional.js';
 import { Page } from '../http/page.js';
-import { containsCondition } from './contains.js';
-import { pageRequest, type Condition } from './keyset.js';
+import { containsCondition } from '../data/contains.js';
+import { pageRequest, type Condition } from '../data/keyset.js';
 import type { ListQueryDto } from './list-query.dto.js';
 import type { ResourceDefinition } from './resource-definition.js';
-import { quote } from './table-gateway.js';
-import type { Tables, TenantTx } from './tables.js';
-import type { TenantOwnedEntity } from './tenant-owned.entity.js';
+import { quote } from '../data/table-gateway.js';
+import type { Tables, TenantTx } from '../data/tables.js';
+import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
 
 /** A list request: the conventions' paging, `?q=`, and exact filters named as the resource's columns. */
 export type ListQuery<E> = ListQueryDto & { q?: string } & { [K in keyof E]?: E[K] | null };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isSuperAdmin, SUPER_ADMIN, USER_MODEL_TYPE, type AuthUser } from '../../common/auth/auth-user.js';
 import { GUARD_NAME } from '../../common/auth/permissions.js';
-import type { Sql } from '../../common/database/database.js';
+import type { Sql } from '../../common/data/database.js';
 import { ApiException, ValidationFailed } from '../../common/http/api-exception.js';
 import { ACCESS_CHANGED_SQL } from '../auth/user-access.reader.js';
 

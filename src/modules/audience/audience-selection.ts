@@ -1,6 +1,6 @@
-import type { Dialect } from '../../common/database/database.js';
-import type { TenantTx } from '../../common/resources/tables.js';
-import { quote } from '../../common/resources/table-gateway.js';
+import type { Dialect } from '../../common/data/database.js';
+import type { TenantTx } from '../../common/data/tables.js';
+import { quote } from '../../common/data/table-gateway.js';
 import { AUDIENCE_RULES_TABLE, Audience, AudienceRule, CampaignAudience } from './entities/audience.entity.js';
 import { parseSegment } from './rules/condition-tree.js';
 import {

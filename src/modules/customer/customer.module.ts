@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CustomerBatchService } from './bulk/customer-batch.service.js';
-import { InsertIds } from './bulk/insert-ids.js';
+import { InsertIds } from '../../common/data/insert-ids.js';
 import { CustomerBulkController } from './customer-bulk.controller.js';
 import { CustomerImportsController } from './customer-imports.controller.js';
 import { CustomersController } from './customers.controller.js';

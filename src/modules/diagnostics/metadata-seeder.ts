@@ -1,9 +1,9 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { wholeSecondNow } from '../../common/database/columns.js';
-import { appTypeOf, displayNameOf } from '../../database/metadata/derive-labels.js';
-import { TABLE_DESCRIPTIONS } from '../../database/metadata/table-descriptions.js';
+import { wholeSecondNow } from '../../common/data/columns.js';
+import { appTypeOf, displayNameOf } from './metadata/derive-labels.js';
+import { TABLE_DESCRIPTIONS } from './metadata/table-descriptions.js';
 import { withStartupLock } from '../../database/startup-lock.js';
 import { ColumnMetadata } from './entities/column-metadata.entity.js';
 import { TableMetadata } from './entities/table-metadata.entity.js';

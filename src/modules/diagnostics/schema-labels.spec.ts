@@ -1,4 +1,4 @@
-import { appTypeOf, displayNameOf } from '../../database/metadata/derive-labels.js';
+import { appTypeOf, displayNameOf } from './metadata/derive-labels.js';
 import { normalizeMysqlType } from './schema-inspector.js';
 
 describe('schema labels', () => {

@@ -1,4 +1,4 @@
-import type { TenantTx } from '../../common/resources/tables.js';
+import type { TenantTx } from '../../common/data/tables.js';
 import { Campaign } from './entities/campaign.entity.js';
 
 /**

@@ -7,7 +7,8 @@ import { ApiCreate, ApiDelete, ApiList, ApiRead, ApiUpdate } from '../../common/
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { CampaignsService } from './campaigns.service.js';
 import { CampaignResponse } from './dto/marketing.responses.js';
-import { CampaignDto, PlanListQueryDto } from './dto/plan.dto.js';
+import { CampaignDto } from './dto/campaign.dto.js';
+import { PlanListQueryDto } from './dto/plan.dto.js';
 
 @ApiTags('Campaigns')
 @Controller()

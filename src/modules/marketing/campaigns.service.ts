@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/resources/tables.js';
+import { Tables } from '../../common/data/tables.js';
 import { CampaignCascade } from './campaign-cascade.js';
-import type { CampaignDto } from './dto/plan.dto.js';
+import type { CampaignDto } from './dto/campaign.dto.js';
 import { toCampaignResponse, type CampaignResponse } from './dto/marketing.responses.js';
 import { CampaignGroup } from './entities/campaign-group.entity.js';
 import { Campaign } from './entities/campaign.entity.js';

@@ -1,6 +1,7 @@
 import { dateValue, decimal, optional } from '../../common/resources/dto-values.js';
-import type { Values } from '../../common/resources/table-gateway.js';
-import type { CampaignDto, PlanDto } from './dto/plan.dto.js';
+import type { Values } from '../../common/data/table-gateway.js';
+import type { CampaignDto } from './dto/campaign.dto.js';
+import type { PlanDto } from './dto/plan.dto.js';
 import type { PlanEntity } from './entities/plan.entity.js';
 
 export const NAMED_SORTS = { name: 'string', created_at: 'date' } as const;

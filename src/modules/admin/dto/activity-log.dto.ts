@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { toIso } from '../../../common/http/serialize.js';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { IdField, StringField } from '../../../common/validation/fields.js';
+import { IdField, StringField } from '../../../common/fields/fields.js';
 import type { ActivityLog } from '../../../common/activity/activity-log.entity.js';
 
 export const ACTIVITY_EVENTS = ['created', 'updated', 'deleted'] as const;

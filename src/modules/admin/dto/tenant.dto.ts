@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { toIso } from '../../../common/http/serialize.js';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { BooleanField, StringField } from '../../../common/validation/fields.js';
+import { BooleanField, StringField } from '../../../common/fields/fields.js';
 import type { Tenant } from '../../auth/entities/tenant.entity.js';
 
 export class TenantDto {

@@ -1,5 +1,5 @@
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { BooleanField, EmailField, StringArrayField, StringField } from '../../../common/validation/fields.js';
+import { BooleanField, EmailField, StringArrayField, StringField } from '../../../common/fields/fields.js';
 
 const MIN_PASSWORD = 8;
 

@@ -1,4 +1,4 @@
-import { IdField, JsonStringField, NestedArrayField, StringField } from '../../../common/validation/fields.js';
+import { IdField, JsonStringField, NestedArrayField, StringField } from '../../../common/fields/fields.js';
 import type { MatchMode } from '../rules/rule-grammar.js';
 import {
   ConditionTreeText,

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { registerDecorator, type ValidationArguments } from 'class-validator';
-import { isJsonText } from '../../../common/validation/fields.js';
+import { isJsonText } from '../../../common/fields/fields.js';
 import { parseSegment } from '../rules/condition-tree.js';
 import {
   ATTRIBUTE_FIELD_PATTERN,

@@ -1,4 +1,4 @@
-import { parseDateLike } from '../../../common/validation/fields.js';
+import { parseDateLike } from '../../../common/fields/fields.js';
 
 /**
  * The audience rule language: which customer fields a rule can name, which operators apply to

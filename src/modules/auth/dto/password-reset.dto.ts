@@ -1,4 +1,4 @@
-import { EmailField, StringField } from '../../../common/validation/fields.js';
+import { EmailField, StringField } from '../../../common/fields/fields.js';
 
 export class ForgotPasswordDto {
   @EmailField({ description: 'E-mail address of an existing user' })

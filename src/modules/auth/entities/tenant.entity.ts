@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../../common/database/columns.js';
-import { SortKeyColumn } from '../../../common/database/sort-key.js';
+import { IdColumn, Timestamped } from '../../../common/data/columns.js';
+import { SortKeyColumn } from '../../../common/data/sort-key.js';
 
 @Entity('tenants')
 export class Tenant extends Timestamped {

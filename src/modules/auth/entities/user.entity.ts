@@ -1,8 +1,8 @@
 import { Column, Entity } from 'typeorm';
-import { TimestampColumn } from '../../../common/database/columns.js';
-import { TenantOwnedEntity } from '../../../common/resources/tenant-owned.entity.js';
-import { SortKeyColumn } from '../../../common/database/sort-key.js';
-import { VersionCounterColumn } from '../../../common/database/version-counter.js';
+import { TimestampColumn } from '../../../common/data/columns.js';
+import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { VersionCounterColumn } from '../../../common/data/version-counter.js';
 
 @Entity('users')
 export class User extends TenantOwnedEntity {

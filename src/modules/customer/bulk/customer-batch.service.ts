@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
-import { Database } from '../../../common/database/database.js';
+import { Database } from '../../../common/data/database.js';
 import { Page } from '../../../common/http/page.js';
-import { Tables } from '../../../common/resources/tables.js';
+import { Tables } from '../../../common/data/tables.js';
 import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
 import { checkCustomerItem } from './customer-input.js';
-import { InsertIds } from './insert-ids.js';
+import { InsertIds } from '../../../common/data/insert-ids.js';
 import { upsertCustomers, withUpsertRetries, type UpsertOutcome, type UpsertRow } from './customer-upsert.js';
 
 /** `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction. */

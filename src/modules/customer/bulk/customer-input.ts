@@ -1,8 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { isEmail, validateSync } from 'class-validator';
 import type { FieldErrors } from '../../../common/http/api-exception.js';
-import { flattenValidationErrors } from '../../../common/http/validation.js';
-import { isJsonText, isWellFormedText, toBoolean } from '../../../common/validation/fields.js';
+import { fieldErrorsOf } from '../../../common/http/input-pipe.js';
+import { isJsonText, isWellFormedText, toBoolean } from '../../../common/fields/fields.js';
 import { CustomerDto } from '../dto/customer.dto.js';
 
 /** The fields a client writes, in the order of the CSV export. */
@@ -87,7 +87,7 @@ export function surelyValid(item: Record<string, unknown>): CustomerInput | unde
 export function throughDto(item: Record<string, unknown>): CheckedItem {
   const dto = plainToInstance(CustomerDto, item);
   const errors = validateSync(dto, PIPE_OPTIONS);
-  if (errors.length) return { ok: false, errors: flattenValidationErrors(errors) };
+  if (errors.length) return { ok: false, errors: fieldErrorsOf(errors) };
   const values: CustomerInput = {};
   for (const field of CUSTOMER_FIELDS) {
     const value = dto[field];

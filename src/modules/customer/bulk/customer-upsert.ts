@@ -1,18 +1,14 @@
 import { loggable, recordActivities, type ActivityEntry } from '../../../common/activity/activity-log.writer.js';
-import { wholeSecondNow } from '../../../common/database/columns.js';
-import { uniqueViolationField } from '../../../common/database/database-errors.js';
-import {
-  CONFLICT_RETRY_AFTER_SECONDS,
-  TRANSACTION_ATTEMPTS,
-  type SqlValue,
-} from '../../../common/database/database.js';
+import { wholeSecondNow } from '../../../common/data/columns.js';
+import { uniqueViolationField } from '../../../common/data/database-errors.js';
+import { CONFLICT_RETRY_AFTER_SECONDS, TRANSACTION_ATTEMPTS, type SqlValue } from '../../../common/data/database.js';
 import { ApiException, type FieldErrors } from '../../../common/http/api-exception.js';
-import { quote, sameValue } from '../../../common/resources/table-gateway.js';
-import type { TenantTx } from '../../../common/resources/tables.js';
+import { quote, sameValue } from '../../../common/data/table-gateway.js';
+import type { TenantTx } from '../../../common/data/tables.js';
 import { Customer } from '../entities/customer.entity.js';
 import { CUSTOMER_FIELDS, type CustomerInput } from './customer-input.js';
-import { valuesTable } from './sql-values.js';
-import { sortKeyOf } from '../../../common/database/sort-key.js';
+import { valuesTable } from '../../../common/data/values-table.js';
+import { sortKeyOf } from '../../../common/data/sort-key.js';
 
 /** One validated item: the fields it sent, and (CSV rows only) the customer it names. */
 export interface UpsertRow {

@@ -1,4 +1,4 @@
-import { BooleanField, EmailField, StringField } from '../../../common/validation/fields.js';
+import { BooleanField, EmailField, StringField } from '../../../common/fields/fields.js';
 
 /** The filters of `GET /api/customers` (no paging: an export has every matching row). */
 export class CustomerExportQueryDto {

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { toIso } from '../../../common/http/serialize.js';
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { StringField } from '../../../common/validation/fields.js';
+import { StringField } from '../../../common/fields/fields.js';
 import {
   IMPORT_STATUSES,
   type CustomerImport,

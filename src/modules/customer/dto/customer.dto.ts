@@ -1,5 +1,5 @@
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { BooleanField, EmailField, JsonStringField, StringField } from '../../../common/validation/fields.js';
+import { BooleanField, EmailField, JsonStringField, StringField } from '../../../common/fields/fields.js';
 
 const optionalText = { required: false, nullable: true, max: 255 } as const;
 

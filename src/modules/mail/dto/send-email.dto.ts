@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Matches } from 'class-validator';
-import { NestedArrayField, StringField } from '../../../common/validation/fields.js';
+import { NestedArrayField, StringField } from '../../../common/fields/fields.js';
 
 /** type/subtype as RFC 6838 names them; nothing else may reach the Content-Type header. */
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;

@@ -1,4 +1,4 @@
-import { IdField, NumberField, StringField } from '../../../common/validation/fields.js';
+import { IdField, NumberField, StringField } from '../../../common/fields/fields.js';
 import { MAX_AMOUNT } from './plan.dto.js';
 
 abstract class NamedDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IdField, JsonStringField } from '../../../common/validation/fields.js';
+import { IdField, JsonStringField } from '../../../common/fields/fields.js';
 import { ValidationRuleResponse } from '../../validation/dto/validation-rule.response.js';
 
 export class CampaignValidationRuleDto {

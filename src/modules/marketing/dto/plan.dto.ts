@@ -1,12 +1,12 @@
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { DateField, JsonStringField, NumberField, StringField } from '../../../common/validation/fields.js';
+import { DateField, NumberField, StringField } from '../../../common/fields/fields.js';
 import { PLAN_STATUSES, type PlanStatus } from '../entities/plan.entity.js';
 
 /** The largest DECIMAL(15,2) value. */
 export const MAX_AMOUNT = 9_999_999_999_999.99;
 
 /** Fields shared by programs, groups and campaigns (description differs, so it is declared by each). */
-abstract class PlanFieldsDto {
+export abstract class PlanFieldsDto {
   @StringField({ max: 255, example: 'Spring launch' })
   name: string;
 
@@ -30,17 +30,6 @@ abstract class PlanFieldsDto {
 export class PlanDto extends PlanFieldsDto {
   @StringField({ example: 'What the plan is about' })
   description: string;
-}
-
-export class CampaignDto extends PlanFieldsDto {
-  @StringField({ required: false, nullable: true })
-  description?: string | null;
-
-  @JsonStringField({ required: false, nullable: true, example: '{"segment":"returning"}' })
-  target_audience?: string | null;
-
-  @JsonStringField({ required: false, nullable: true, example: '{"conversion_rate":0.05}' })
-  success_criteria?: string | null;
 }
 
 export class PlanListQueryDto extends ListQueryDto {

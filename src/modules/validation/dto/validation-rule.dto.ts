@@ -1,5 +1,5 @@
 import { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { BooleanField, JsonStringField, StringField } from '../../../common/validation/fields.js';
+import { BooleanField, JsonStringField, StringField } from '../../../common/fields/fields.js';
 
 export class ValidationRuleDto {
   @StringField({ max: 255, example: 'Adults only' })

@@ -1,6 +1,6 @@
 import type { Actor } from '../activity/activity-log.writer.js';
-import type { Sql } from '../database/database.js';
-import type { TableSpec } from '../database/table-spec.js';
+import type { Sql } from './database.js';
+import type { TableSpec } from './table-spec.js';
 import type { Condition } from './keyset.js';
 import { TableGateway } from './table-gateway.js';
 

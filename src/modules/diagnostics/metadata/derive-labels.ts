@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../../modules/diagnostics/schema-inspector.js';
+import type { ColumnInfo } from '../schema-inspector.js';
 
 const WORDS: Record<string, string> = { id: 'ID', uuid: 'UUID', url: 'URL', kpi: 'KPI', json: 'JSON' };
 

@@ -1,6 +1,6 @@
 import type { ValidationError } from '@nestjs/common';
 import { ValidationFailed } from './api-exception.js';
-import { flattenValidationErrors } from './validation.js';
+import { fieldErrorsOf } from './input-pipe.js';
 
 describe('validation errors', () => {
   it('flattens nested errors to dotted keys', () => {
@@ -16,7 +16,7 @@ describe('validation errors', () => {
         ],
       },
     ];
-    expect(flattenValidationErrors(errors)).toEqual({
+    expect(fieldErrorsOf(errors)).toEqual({
       name: ['The name field is required.'],
       'rules.0.rule_value': ['too long'],
     });

@@ -1,8 +1,8 @@
-import type { SqlValue } from '../database/database.js';
+import type { SqlValue } from './database.js';
 import { ValidationFailed } from '../http/api-exception.js';
 import type { PageMeta } from '../http/page.js';
 import { assertCursorValue, decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
-import { DEFAULT_PAGE_SIZE, type ListQueryDto } from './list-query.dto.js';
+import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../resources/list-query.dto.js';
 
 export type SortValueType = 'number' | 'string' | 'date';
 

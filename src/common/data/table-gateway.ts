@@ -1,7 +1,7 @@
 import { loggable, recordActivity, type Actor, type Attributes } from '../activity/activity-log.writer.js';
-import { wholeSecondNow } from '../database/columns.js';
-import type { Sql, SqlValue } from '../database/database.js';
-import type { TableSpec } from '../database/table-spec.js';
+import { wholeSecondNow } from './columns.js';
+import type { Sql, SqlValue } from './database.js';
+import type { TableSpec } from './table-spec.js';
 import type { PageMeta } from '../http/page.js';
 import { keysetCondition, keysetOrder, pageOf, type Condition, type PageRequest } from './keyset.js';
 

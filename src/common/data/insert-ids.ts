@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Database } from '../../../common/database/database.js';
+import { Database } from './database.js';
 
 /**
  * Whether the ids of one multi-row INSERT are consecutive (spaced by the auto-increment step), so

@@ -1,6 +1,6 @@
 import type { AuthContext } from '../auth/auth-context.js';
-import type { Sql } from '../database/database.js';
-import type { TableSpec } from '../database/table-spec.js';
+import type { Sql } from './database.js';
+import type { TableSpec } from './table-spec.js';
 import type { Condition } from './keyset.js';
 import { listIndexName } from './list-index.js';
 import { quote, TableGateway } from './table-gateway.js';

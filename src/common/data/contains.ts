@@ -1,5 +1,5 @@
-import type { Dialect } from '../database/database.js';
-import { sortKeyOf } from '../database/sort-key.js';
+import type { Dialect } from './database.js';
+import { sortKeyOf } from './sort-key.js';
 import type { Condition } from './keyset.js';
 
 // `!` rather than backslash: string literals treat a backslash differently on MySQL and SQLite.

@@ -1,6 +1,6 @@
-import { wholeSecondNow } from '../database/columns.js';
-import type { Sql, SqlValue } from '../database/database.js';
-import type { TableSpec } from '../database/table-spec.js';
+import { wholeSecondNow } from './columns.js';
+import type { Sql, SqlValue } from './database.js';
+import type { TableSpec } from './table-spec.js';
 import { quote, type Values } from './table-gateway.js';
 
 /**

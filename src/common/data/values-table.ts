@@ -1,4 +1,4 @@
-import type { Dialect, SqlValue } from '../../../common/database/database.js';
+import type { Dialect, SqlValue } from './database.js';
 
 /**
  * Rows of parameters as a derived table `(...) AS alias` with the given column names, for
