@@ -9,7 +9,7 @@ export type CampaignContents = readonly Type<TenantOwnedEntity & { campaign_id: 
 
 /**
  * What a campaign takes with it when it is deleted (API-CONVENTIONS §7). The list is declared once,
- * where every module is known: src/campaign-contents.module.ts. Rows are removed one by one
+ * where every module is known: the composition root, src/app.module.ts. Rows are removed one by one
  * through their tenant-scoped table (not left to ON DELETE CASCADE), so that each is logged.
  */
 @Injectable()
