@@ -10,6 +10,7 @@ import { BodyErrorGuard } from './http/body-parsing.js';
 import { AllExceptionsFilter } from './http/exception.filter.js';
 import { IdempotencyGuard } from './idempotency/idempotency.js';
 import { createInputPipe } from './http/input-pipe.js';
+import { InsertIds } from './data/insert-ids.js';
 import { Tables } from './data/tables.js';
 import { TenantGuard } from './tenancy/tenant.guard.js';
 import { ApiThrottlerGuard } from './throttling/api-throttler.guard.js';
@@ -47,6 +48,7 @@ export class CommonModule {
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         PasswordHasher,
         Database,
+        InsertIds,
         Tables,
       ],
       exports: [APP_CONFIG, PasswordHasher, Database, Tables, ThrottlingModule],

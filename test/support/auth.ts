@@ -1,4 +1,3 @@
-import { Database } from '../../src/common/data/database.js';
 import { AccessTokenService } from '../../src/modules/auth/access-token.service.js';
 import type { TestApp } from './test-app.js';
 
@@ -24,6 +23,6 @@ export async function login(
  */
 export async function tokenFor(t: TestApp, userId: number, device = 'jest'): Promise<string> {
   const tokens = t.app.get(AccessTokenService);
-  const issued = await t.app.get(Database).transaction((sql) => tokens.issue(sql, userId, device));
+  const issued = await tokens.issue(userId, device);
   return `Bearer ${issued.token}`;
 }

@@ -14,8 +14,10 @@ export class ChildRows<C extends { id: number }> {
   constructor(
     private readonly spec: TableSpec<C>,
     private readonly sql: Sql,
-    parentColumn: keyof C & string,
+    private readonly parentColumn: keyof C & string,
     private readonly parentIds: readonly number[],
+    /** True inside Tables.write: only then may the rows be replaced. */
+    private readonly writable = false,
   ) {
     if (!spec.has(parentColumn)) throw new Error(`${spec.table} has no column ${parentColumn}`);
     this.t = quote(spec.table);
@@ -33,25 +35,23 @@ export class ChildRows<C extends { id: number }> {
     return rows.map((row) => this.spec.normalize(row));
   }
 
-  /** Replaces the (single) parent's rows with these. */
+  /** Replaces the (single) parent's rows with these (defaults, timestamps and sort keys filled), in this write. */
   async replace(rows: Values<C>[]): Promise<void> {
+    if (!this.writable) throw new Error(`${this.spec.table}: writes go through Tables.write, in its transaction`);
     const [parentId] = this.parentIds;
     await this.sql.run(`DELETE FROM ${this.t} WHERE ${this.parent} = ?`, [parentId]);
+    if (rows.length === 0) return;
     const now = wholeSecondNow();
-    const columns = this.spec.columns.filter((c) => c !== 'id');
-    // Row by row: ids are not assumed consecutive (Galera steps auto-increments by the node count).
+    const columns = this.spec.insertColumns;
+    const params: SqlValue[] = [];
     for (const values of rows) {
-      const row: Record<string, unknown> = {
-        ...this.spec.defaults(),
-        ...values,
-        [this.parent.slice(1, -1)]: parentId,
-        created_at: now,
-        updated_at: now,
-      };
-      await this.sql.run(
-        `INSERT INTO ${this.t} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-        columns.map((c) => (row[c] ?? null) as SqlValue),
-      );
+      const row = this.spec.fillSortKeys(Object.assign(this.spec.defaults(), values));
+      Object.assign(row, { [this.parentColumn]: parentId, created_at: now, updated_at: now });
+      for (const column of columns) params.push((row[column] ?? null) as SqlValue);
     }
+    await this.sql.run(
+      `INSERT INTO ${this.t} (${this.spec.insertColumnList}) VALUES ${rows.map(() => this.spec.insertPlaceholders).join(', ')}`,
+      params,
+    );
   }
 }

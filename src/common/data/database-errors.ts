@@ -83,6 +83,17 @@ const RETRYABLE_ERRNOS = new Set([
   1205, // ER_LOCK_WAIT_TIMEOUT
 ]);
 
+/**
+ * Thrown inside a transaction that lost a race the database did not abort it for (another writer
+ * created a key it was about to create, or moved one between two of its reads): Database runs the
+ * transaction again, under the same policy as a deadlock.
+ */
+export class RetryTransaction extends Error {
+  constructor(reason: string) {
+    super(`The transaction is run again: ${reason}`);
+  }
+}
+
 /** A transaction the database aborted because of a concurrent one (never a client's mistake). */
 export function isRetryableConflict(error: unknown): boolean {
   const e = driverErrorOf(error);

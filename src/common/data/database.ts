@@ -4,7 +4,7 @@ import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import { ApiException } from '../http/api-exception.js';
-import { isRetryableConflict } from './database-errors.js';
+import { isRetryableConflict, RetryTransaction } from './database-errors.js';
 
 export type Dialect = 'mysql' | 'sqlite';
 export type SqlValue = string | number | boolean | Date | null;
@@ -72,21 +72,25 @@ export class Database implements Sql {
     });
   }
 
-  /** Runs `work` in one transaction; the whole of `work` is run again when the database aborts it on a conflict. */
-  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    return this.retryingConflicts(() => this.inTurn(() => this.once(work)));
+  /**
+   * Runs `work` in one transaction. The whole of `work` is run again, with the next attempt's number,
+   * when the database aborts it on a conflict or `work` throws RetryTransaction (it lost a race the
+   * database could not see, such as two upserts creating one key).
+   */
+  transaction<T>(work: (tx: Sql, attempt: number) => Promise<T>): Promise<T> {
+    return this.retryingConflicts((attempt) => this.inTurn(() => this.once(work, attempt)));
   }
 
   /**
-   * Runs `attemptOnce` (a transaction, or one autocommit statement) again when the database aborts
-   * it on a conflict; 503 when the attempts run out.
+   * The one retry policy: runs `attemptOnce` (a transaction, or one autocommit statement) again when
+   * it lost to a concurrent one, with a jittered backoff; 503 when the attempts run out.
    */
-  async retryingConflicts<T>(attemptOnce: () => Promise<T>): Promise<T> {
+  async retryingConflicts<T>(attemptOnce: (attempt: number) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await attemptOnce();
+        return await attemptOnce(attempt);
       } catch (error) {
-        if (!isRetryableConflict(error)) throw error;
+        if (!isRetryableConflict(error) && !(error instanceof RetryTransaction)) throw error;
         if (attempt >= TRANSACTION_ATTEMPTS) {
           throw new ApiException(
             503,
@@ -102,13 +106,13 @@ export class Database implements Sql {
     }
   }
 
-  private async once<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    if (this.dialect === 'mysql') return this.onceOnMysql(work);
+  private async once<T>(work: (tx: Sql, attempt: number) => Promise<T>, attempt: number): Promise<T> {
+    if (this.dialect === 'mysql') return this.onceOnMysql(work, attempt);
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     try {
-      const result = await work(this.inTransaction(runner));
+      const result = await work(this.inTransaction(runner), attempt);
       await runner.commitTransaction();
       return result;
     } catch (error) {
@@ -119,18 +123,22 @@ export class Database implements Sql {
     }
   }
 
-  private async onceOnMysql<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+  private async onceOnMysql<T>(work: (tx: Sql, attempt: number) => Promise<T>, attempt: number): Promise<T> {
     const connection = await new Promise<PoolConnection>((resolve, reject) =>
       this.pool().getConnection((error, conn) => (error ? reject(error) : resolve(conn))),
     );
     let broken = false;
     try {
       await this.execute(connection, 'START TRANSACTION', [], false);
-      const result = await work({
-        dialect: 'mysql',
-        query: (sql, params = []) => this.execute(connection, sql, params),
-        run: async (sql, params = []) => mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),
-      });
+      const result = await work(
+        {
+          dialect: 'mysql',
+          query: (sql, params = []) => this.execute(connection, sql, params),
+          run: async (sql, params = []) =>
+            mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),
+        },
+        attempt,
+      );
       await this.execute(connection, 'COMMIT', [], false);
       return result;
     } catch (error) {

@@ -1,8 +1,7 @@
-import type { Actor } from '../activity/activity-log.writer.js';
 import type { Sql } from './database.js';
 import type { TableSpec } from './table-spec.js';
 import type { Condition } from './keyset.js';
-import { TableGateway } from './table-gateway.js';
+import { TableGateway, type WriteSession } from './table-gateway.js';
 
 /**
  * Every row of a table above tenancy (tenants, roles, permissions) or, for a super-admin, of every
@@ -12,11 +11,11 @@ export class GlobalTable<E extends { id: number }> extends TableGateway<E> {
   constructor(
     spec: TableSpec<E>,
     sql: Sql,
-    actor: Actor,
-    /** The tenant an activity entry about a row belongs to (a tenant's own: its id). */
-    private readonly activityTenant: (row: E) => number | null = () => null,
+    session: WriteSession | undefined,
+    /** The tenant a change of a row belongs to (a tenant's own changes: its id). */
+    private readonly tenantOfRow: (row: E) => number | null = () => null,
   ) {
-    super(spec, sql, actor);
+    super(spec, sql, session);
   }
 
   scope(alias = this.t): Condition {
@@ -28,7 +27,7 @@ export class GlobalTable<E extends { id: number }> extends TableGateway<E> {
   }
 
   protected tenantOf(row: E): number | null {
-    return this.activityTenant(row);
+    return this.tenantOfRow(row);
   }
 
   protected indexHint(): string {

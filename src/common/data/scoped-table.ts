@@ -3,20 +3,21 @@ import type { Sql } from './database.js';
 import type { TableSpec } from './table-spec.js';
 import type { Condition } from './keyset.js';
 import { listIndexName } from './list-index.js';
-import { quote, TableGateway } from './table-gateway.js';
+import { quote, TableGateway, type WriteSession } from './table-gateway.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
 
 /**
  * One tenant's rows of one table: the single gate to tenant-owned data. Every statement filters by
- * the request's tenant, every insert is stamped with it, and every write is logged as the caller's.
+ * the request's tenant, every insert is stamped with it, and every change is recorded in that tenant.
  */
 export class ScopedTable<E extends TenantOwnedEntity> extends TableGateway<E> {
   constructor(
     spec: TableSpec<E>,
     sql: Sql,
     readonly auth: AuthContext,
+    session?: WriteSession,
   ) {
-    super(spec, sql, auth);
+    super(spec, sql, session);
   }
 
   /** `t.tenant_id = ?` (and `t.deleted_at IS NULL`). */
@@ -35,7 +36,7 @@ export class ScopedTable<E extends TenantOwnedEntity> extends TableGateway<E> {
 
   /**
    * An unfiltered list forces the index of its sort on MySQL/MariaDB: otherwise MariaDB plans a deep
-   * keyset page as a walk of every newer row of the tenant (README, Performance).
+   * keyset page as a walk of every newer row of the tenant (docs/performance.md).
    */
   protected indexHint(sortField: string, filtered: boolean): string {
     if (filtered || this.dialect !== 'mysql') return '';

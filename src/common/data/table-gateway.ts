@@ -1,9 +1,13 @@
-import { loggable, recordActivity, type Actor, type Attributes } from '../activity/activity-log.writer.js';
+import { loggable, type ActivityEvent, type Attributes } from '../activity/activity-log.writer.js';
+import type { PageMeta } from '../http/page.js';
 import { wholeSecondNow } from './columns.js';
 import type { Sql, SqlValue } from './database.js';
-import type { TableSpec } from './table-spec.js';
-import type { PageMeta } from '../http/page.js';
+import { uniqueViolationField, RetryTransaction } from './database-errors.js';
+import type { Journal } from './journal.js';
 import { keysetCondition, keysetOrder, pageOf, type Condition, type PageRequest } from './keyset.js';
+import type { TableSpec } from './table-spec.js';
+import { planUpserts, type KeyHolder, type UpsertOutcome, type UpsertRow } from './upsert-plan.js';
+import { valuesTable } from './values-table.js';
 
 /** Column values to match, by column name (null matches NULL). */
 export type Where<E> = { [K in keyof E & string]?: E[K] | null };
@@ -25,13 +29,40 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return (a ?? null) === (b ?? null);
 }
 
+/** What a table needs to write: the write's journal, and how the database numbers a multi-row INSERT. */
+export interface WriteSession {
+  readonly journal: Journal;
+  /**
+   * The id step of a multi-row INSERT whose ids are consecutive, or null when they may interleave
+   * with another statement's (InnoDB's interleaved auto-increment mode, Galera): see InsertIds.
+   */
+  insertStep(): Promise<number | null>;
+}
+
+/** Options of the set-based writes. */
+export interface BulkOptions {
+  /** One activity-log entry per record (default); false for an import, which logs one entry per job. */
+  log?: boolean;
+}
+
+/** An update of one row: the row as read (under lock) and the values to write. */
+export interface RowUpdate<E> {
+  existing: E;
+  values: Values<E>;
+}
+
+/** Placeholders of one statement, under the limits of both databases (SQLite: 32,766). */
+const MAX_PARAMS = 30_000;
+
 /**
  * The rows of one table that a scope allows, read and written through one SQL connection (a
- * transaction or the pool). Every statement it builds carries the scope's condition (and hides
- * soft-deleted rows); every insert, update and delete writes its activity-log entry in the same
- * transaction. Column names come from the entity's metadata and the service's code, never from a
- * request. ScopedTable (one tenant) is the gate to tenant-owned data; GlobalTable is the separately
- * named way to tables above tenancy.
+ * transaction or the pool): the one write path. Every statement it builds carries the scope's
+ * condition (and hides soft-deleted rows); every insert is stamped with the scope, filled with the
+ * columns' defaults, timestamps and sort keys; every insert, update and delete is recorded in the
+ * write's journal (activity log, change feed), single-row and set-based alike. Writes exist only
+ * inside Tables.write (one transaction, one retry policy). Column names come from the entity's
+ * metadata and the service's code, never from a request. ScopedTable (one tenant) is the gate to
+ * tenant-owned data; GlobalTable is the separately named way to tables above tenancy.
  */
 export abstract class TableGateway<E extends { id: number }> {
   protected readonly t: string;
@@ -39,7 +70,7 @@ export abstract class TableGateway<E extends { id: number }> {
   constructor(
     readonly spec: TableSpec<E>,
     protected readonly sql: Sql,
-    protected readonly actor: Actor,
+    private readonly session: WriteSession | undefined,
   ) {
     this.t = quote(spec.table);
   }
@@ -52,7 +83,7 @@ export abstract class TableGateway<E extends { id: number }> {
   abstract scope(alias?: string): Condition;
   /** Columns every insert gets from the scope (the tenant). */
   protected abstract stamp(): Record<string, unknown>;
-  /** The tenant an activity entry about `row` belongs to. */
+  /** The tenant a change of `row` belongs to. */
   protected abstract tenantOf(row: E): number | null;
   /** `FORCE INDEX (...)` for an unfiltered list, where the table has one per sort. */
   protected abstract indexHint(sortField: string, filtered: boolean): string;
@@ -62,41 +93,28 @@ export abstract class TableGateway<E extends { id: number }> {
     return this.spec.softDeleteColumn ? `${alias}.${quote(this.spec.softDeleteColumn)} IS NULL` : undefined;
   }
 
+  // ---- reads ----
+
   async findById(id: number, options: { lock?: boolean } = {}): Promise<E | undefined> {
     const scope = this.scope();
-    const lock = options.lock && this.sql.dialect === 'mysql' ? ' FOR UPDATE' : '';
     const [row] = await this.sql.query<Record<string, unknown>>(
-      `SELECT ${this.spec.selectList(this.t)} FROM ${this.t} WHERE ${this.t}.id = ? AND ${scope.sql}${lock}`,
+      `SELECT ${this.spec.selectList(this.t)} FROM ${this.t} WHERE ${this.t}.id = ? AND ${scope.sql}${this.lock(options)}`,
       [id, ...scope.params],
     );
     return row && this.spec.normalize(row);
   }
 
-  /** The rows of these ids that the tenant has, in no particular order. */
-  async findMany(ids: readonly number[]): Promise<E[]> {
+  /** The rows of these ids that the scope has, in no particular order (with `lock`, locked for this transaction). */
+  async findMany(ids: readonly number[], options: { lock?: boolean } = {}): Promise<E[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
     const scope = this.scope();
     const rows = await this.sql.query<Record<string, unknown>>(
       `SELECT ${this.spec.selectList(this.t)} FROM ${this.t}
-        WHERE ${this.t}.id IN (${unique.map(() => '?').join(', ')}) AND ${scope.sql}`,
+        WHERE ${this.t}.id IN (${unique.map(() => '?').join(', ')}) AND ${scope.sql}${this.lock(options)}`,
       [...unique, ...scope.params],
     );
     return rows.map((row) => this.spec.normalize(row));
-  }
-
-  /**
-   * Increments a counter column of a row (see ParentDefinition.serializeOn): a write every
-   * transaction that claims the row makes, so that they conflict. False when the row is not there.
-   */
-  async claim(id: number, column: string): Promise<boolean> {
-    this.assertColumn(column);
-    const scope = this.scope();
-    const { affected } = await this.sql.run(
-      `UPDATE ${this.t} SET ${quote(column)} = ${quote(column)} + 1 WHERE ${this.t}.id = ? AND ${scope.sql}`,
-      [id, ...scope.params],
-    );
-    return affected === 1;
   }
 
   /** Every row matching `where`, oldest first. For small sets (a campaign's children), never for lists. */
@@ -139,9 +157,9 @@ export abstract class TableGateway<E extends { id: number }> {
   }
 
   /**
-   * One keyset page: the tenant's rows matching `conditions`, after the request's cursor. An
+   * One keyset page: the scope's rows matching `conditions`, after the request's cursor. An
    * unfiltered list forces the index of its sort on MySQL/MariaDB: otherwise MariaDB plans a
-   * deep page as a walk of every newer row of the tenant (README, Performance).
+   * deep page as a walk of every newer row of the tenant (docs/performance.md).
    */
   async page(request: PageRequest, conditions: Condition[], filtered: boolean): Promise<{ rows: E[]; meta: PageMeta }> {
     const { sort } = request;
@@ -166,62 +184,200 @@ export abstract class TableGateway<E extends { id: number }> {
     );
   }
 
-  /** Inserts a row into the tenant (timestamps set, defaults filled) and logs it; answers the row as stored. */
+  /**
+   * For each of `keys` (values of a unique column of the scope): the row that holds it, if any. By
+   * default one `IN (...)` read, matched back here byte for byte (both databases compare such keys
+   * exactly); with `byDatabase` (or when a found key matches none of `keys` that way), the
+   * database pairs them itself, by its own comparison.
+   */
+  async keyHolders(column: keyof E & string, keys: readonly string[], byDatabase = false): Promise<Map<string, KeyHolder>> {
+    this.assertColumn(column);
+    const holders = new Map<string, KeyHolder>();
+    if (keys.length === 0) return holders;
+    const scope = this.scope('c');
+    if (!byDatabase) {
+      const found = await this.sql.query<{ id: number | string; stored: string }>(
+        `SELECT c.id AS id, c.${quote(column)} AS stored FROM ${this.t} c
+          WHERE ${scope.sql} AND c.${quote(column)} IN (${keys.map(() => '?').join(', ')})`,
+        [...scope.params, ...keys],
+      );
+      const wanted = new Set(keys);
+      if (found.every((row) => wanted.has(row.stored))) {
+        for (const row of found) holders.set(row.stored, { id: Number(row.id), stored: row.stored });
+        return holders;
+      }
+    }
+    const v = valuesTable(this.dialect, ['k'], [...new Set(keys)].map((key) => [key]), 'v');
+    const found = await this.sql.query<{ k: string; id: number | string; stored: string }>(
+      `SELECT v.k AS k, c.id AS id, c.${quote(column)} AS stored
+         FROM ${v.sql} JOIN ${this.t} c ON ${scope.sql} AND c.${quote(column)} = v.k`,
+      [...v.params, ...scope.params],
+    );
+    for (const row of found) holders.set(row.k, { id: Number(row.id), stored: row.stored });
+    return holders;
+  }
+
+  // ---- writes: every one inside Tables.write, recorded in its journal ----
+
+  /** Inserts a row (stamped, defaults, timestamps and sort keys filled); answers the row as stored. */
   async insert(values: Values<E>): Promise<E> {
-    const now = wholeSecondNow();
-    const row: Record<string, unknown> = this.spec.withSortKeys(
-      Object.assign(this.spec.defaults(), values, this.stamp(), { created_at: now, updated_at: now }),
-    );
-    const columns = this.spec.columns.filter((c) => c !== 'id');
-    const { insertId } = await this.sql.run(
-      `INSERT INTO ${this.t} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-      columns.map((c) => (row[c] ?? null) as SqlValue),
-    );
-    row.id = insertId;
-    const inserted = row as E;
-    await this.log('created', inserted, loggable(row, this.spec.loggedColumns), null);
-    return inserted;
+    const [row] = await this.insertMany([values]);
+    return row;
   }
 
   /**
-   * Writes the values that differ from `existing` (read through this table) and logs them.
+   * Inserts rows in multi-row INSERTs; answers them as stored, with their ids. `key` names a unique
+   * column the new rows carry: where the database may interleave the ids of one statement with
+   * another's, the ids are read back by it (rows without it are inserted one by one).
+   */
+  async insertMany(list: readonly Values<E>[], options: BulkOptions & { key?: keyof E & string } = {}): Promise<E[]> {
+    const session = this.writes();
+    if (list.length === 0) return [];
+    const now = wholeSecondNow();
+    const rows = list.map((values) => this.newRow(values, now));
+    const perStatement = Math.max(1, Math.floor(MAX_PARAMS / this.spec.insertColumns.length));
+    for (let start = 0; start < rows.length; start += perStatement) {
+      await this.insertRows(rows.slice(start, start + perStatement), session, options.key);
+    }
+    for (const row of rows) {
+      this.journal('created', row, [], options.log === false ? null : { attributes: this.loggedOf(row), old: null });
+    }
+    return rows as unknown as E[];
+  }
+
+  /**
+   * Writes the values that differ from `existing` (read through this table) and records them.
    * Answers the row as it now is, or undefined when it is gone (deleted meanwhile): a write never
    * brings a deleted row back.
    */
-  async update(existing: E, given: Values<E>): Promise<E | undefined> {
+  async update(existing: E, given: Values<E>, options: { description?: string } = {}): Promise<E | undefined> {
+    this.writes();
     const before = existing as Record<string, unknown>;
-    const values = this.spec.withSortKeys(given);
-    const changed = Object.keys(values).filter(
-      (column) => column !== 'updated_at' && !sameValue(values[column as keyof E & string], before[column]),
-    );
+    const values = this.spec.withSortKeys(given) as Record<string, unknown>;
+    const changed = this.changedColumns(before, values);
     if (changed.length === 0) return existing;
-    changed.forEach((column) => this.assertColumn(column));
     const updatedAt = wholeSecondNow();
     const scope = this.scope();
     const { affected } = await this.sql.run(
-      `UPDATE ${this.t} SET ${[...changed, 'updated_at'].map((c) => `${quote(c)} = ?`).join(', ')}
+      `UPDATE ${this.t} SET ${changed.map((c) => `${quote(c)} = ?`).join(', ')}, updated_at = ?
         WHERE ${this.t}.id = ? AND ${scope.sql}`,
-      [
-        ...changed.map((c) => (values[c as keyof E & string] ?? null) as SqlValue),
-        updatedAt,
-        existing.id,
-        ...scope.params,
-      ],
+      [...changed.map((c) => (values[c] ?? null) as SqlValue), updatedAt, existing.id, ...scope.params],
     );
     if (affected === 0) return undefined;
     const updated = Object.assign({}, existing, values, { updated_at: updatedAt });
-    const after = updated as Record<string, unknown>;
-    const logged = changed.filter((column) => this.spec.loggedColumns.includes(column));
-    const attributes = loggable(after, logged);
-    if (Object.keys(attributes).length) await this.log('updated', updated, attributes, loggable(before, logged));
+    this.journalUpdate(updated, before, changed, true, options.description);
     return updated;
   }
 
   /**
-   * Marks a row as changed when only rows that belong to it changed (an audience's rules): its
-   * updated_at moves, and the write claims the row like any update. Answers the new updated_at.
+   * Updates many rows read under lock in this transaction (findMany with `lock`), in one UPDATE
+   * joined to their new values. Rows whose values change nothing are not written. Answers the rows
+   * as they now are, in the order given.
    */
-  async touch(existing: E): Promise<Date> {
+  async updateMany(updates: readonly RowUpdate<E>[], options: BulkOptions = {}): Promise<E[]> {
+    this.writes();
+    const results: E[] = [];
+    const written: { after: Record<string, unknown>; before: Record<string, unknown>; changed: string[] }[] = [];
+    const columns = new Set<string>();
+    for (const { existing, values } of updates) {
+      const before = existing as Record<string, unknown>;
+      const given = this.spec.withSortKeys(values) as Record<string, unknown>;
+      const changed = this.changedColumns(before, given);
+      if (changed.length === 0) {
+        results.push(existing);
+        continue;
+      }
+      const after = Object.assign({}, before, given);
+      for (const column of changed) columns.add(column);
+      written.push({ after, before, changed });
+      results.push(after as E);
+    }
+    if (written.length === 0) return results;
+    const updatedAt = wholeSecondNow();
+    const set = [...columns];
+    for (let start = 0, per = Math.floor(MAX_PARAMS / (set.length + 1)); start < written.length; start += per) {
+      await this.updateRows(
+        written.slice(start, start + per).map((w) => w.after),
+        set,
+        updatedAt,
+      );
+    }
+    for (const w of written) {
+      w.after.updated_at = updatedAt;
+      this.journalUpdate(w.after, w.before, w.changed, options.log !== false);
+    }
+    return results;
+  }
+
+  /**
+   * Creates or updates many rows in a handful of statements, by `key` (a unique column of the
+   * scope) or by a row's own `id`: one lookup of the keys, one locking read of the rows to update,
+   * multi-row INSERTs and one joined UPDATE. A row naming an `id` updates that row; any other row
+   * with a key updates its holder or creates it; a row with neither creates one. The later of two
+   * rows with one key (or one id) fails, as does a row whose values change nothing (`unchanged`,
+   * not written). A concurrent writer that creates one of the keys first, or moves one between the
+   * lookup and the lock, makes the transaction run again (RetryTransaction), which then finds it.
+   */
+  async upsertMany(
+    rows: readonly UpsertRow<E>[],
+    options: BulkOptions & { key: keyof E & string; attempt: number },
+  ): Promise<UpsertOutcome[]> {
+    this.writes();
+    const { key } = options;
+    const keys = rows.map((row) => row.values[key]).filter((value): value is string & E[keyof E & string] =>
+      typeof value === 'string',
+    );
+    // A second attempt lost a race the first lookup may have misread: the database pairs the keys.
+    const holders = await this.keyHolders(key, keys as string[], options.attempt > 1);
+    const plan = planUpserts(rows, key, holders);
+    const locked = new Map((await this.findMany(plan.targets, { lock: true })).map((row) => [row.id, row]));
+    const outcomes = plan.outcomes;
+    const creates: number[] = [];
+    const updates: number[] = [];
+    rows.forEach((row, i) => {
+      if (outcomes[i]) return;
+      const id = plan.target[i];
+      const before = id === undefined ? undefined : locked.get(id);
+      if (id !== undefined && !before && row.id !== undefined) {
+        outcomes[i] = { status: 'failed', errors: { id: ['The selected id is invalid.'] } };
+        return;
+      }
+      if (!before) return void creates.push(i);
+      const heldKey = holders.get(row.values[key] as string)?.stored;
+      if (row.id === undefined && (before as Record<string, unknown>)[key] !== heldKey) {
+        throw new RetryTransaction(`a ${key} moved between the lookup and the lock`);
+      }
+      updates.push(i);
+    });
+    let created: E[];
+    try {
+      created = await this.insertMany(
+        creates.map((i) => rows[i].values),
+        { log: options.log, key },
+      );
+    } catch (error) {
+      if (uniqueViolationField(error) === key) throw new RetryTransaction(`a concurrent write created a ${key}`);
+      throw error;
+    }
+    creates.forEach((i, n) => (outcomes[i] = { status: 'created', id: created[n].id }));
+    const updated = await this.updateMany(
+      updates.map((i) => ({ existing: locked.get(plan.target[i]!)!, values: rows[i].values })),
+      options,
+    );
+    updates.forEach((i, n) => {
+      const before = locked.get(plan.target[i]!)!;
+      outcomes[i] = { status: updated[n] === before ? 'unchanged' : 'updated', id: before.id };
+    });
+    return outcomes as UpsertOutcome[];
+  }
+
+  /**
+   * Marks a row as changed when only its parts that live in other rows changed (an audience's
+   * rules): its updated_at moves and the change is recorded with those parts' values. Answers the
+   * new updated_at.
+   */
+  async updateParts(existing: E, attributes: Attributes, old: Attributes): Promise<Date> {
+    this.writes();
     const updatedAt = wholeSecondNow();
     const scope = this.scope();
     await this.sql.run(`UPDATE ${this.t} SET updated_at = ? WHERE ${this.t}.id = ? AND ${scope.sql}`, [
@@ -229,11 +385,14 @@ export abstract class TableGateway<E extends { id: number }> {
       existing.id,
       ...scope.params,
     ]);
+    const row = Object.assign({}, existing, { updated_at: updatedAt });
+    this.journal('updated', row, Object.keys(attributes), { attributes, old });
     return updatedAt;
   }
 
-  /** Deletes (or soft-deletes) a row read through this table and logs it; false when it was already gone. */
+  /** Deletes (or soft-deletes) a row read through this table and records it; false when it was already gone. */
   async remove(existing: E): Promise<boolean> {
+    this.writes();
     const scope = this.scope();
     const { affected } = this.spec.softDeleteColumn
       ? await this.sql.run(
@@ -245,20 +404,174 @@ export abstract class TableGateway<E extends { id: number }> {
           ...scope.params,
         ]);
     if (affected === 0) return false;
-    await this.log('deleted', existing, {}, loggable(existing as Record<string, unknown>, this.spec.loggedColumns));
+    this.journal('deleted', existing as E & Record<string, unknown>, [], {
+      attributes: {},
+      old: this.loggedOf(existing as Record<string, unknown>),
+    });
     return true;
   }
 
-  /** Removes every matching row, each logged. Answers how many went. */
+  /** Removes every matching row, each recorded. Answers how many went. */
   async removeWhere(where: Where<E>): Promise<number> {
     let removed = 0;
     for (const row of await this.findWhere(where)) if (await this.remove(row)) removed++;
     return removed;
   }
 
-  /** Logs a change to a row's parts that live in another table (an audience's rules) as an update of the row. */
-  logChange(row: E, attributes: Attributes, old: Attributes): Promise<void> {
-    return this.log('updated', row, attributes, old);
+  /**
+   * Increments a counter column of a row (see ParentDefinition.serializeOn, VersionCounterColumn):
+   * a write every transaction that claims the row makes, so that they conflict. Not a change of the
+   * record. False when the row is not there.
+   */
+  async claim(id: number, column: string): Promise<boolean> {
+    this.writes();
+    this.assertColumn(column);
+    const scope = this.scope();
+    const { affected } = await this.sql.run(
+      `UPDATE ${this.t} SET ${quote(column)} = ${quote(column)} + 1 WHERE ${this.t}.id = ? AND ${scope.sql}`,
+      [id, ...scope.params],
+    );
+    return affected === 1;
+  }
+
+  // ---- internals ----
+
+  private writes(): WriteSession {
+    if (!this.session) throw new Error(`${this.spec.table}: writes go through Tables.write, in its transaction`);
+    return this.session;
+  }
+
+  private lock(options: { lock?: boolean }): string {
+    return options.lock && this.sql.dialect === 'mysql' ? ' FOR UPDATE' : '';
+  }
+
+  /** A new row as an INSERT that names every column writes it. */
+  private newRow(values: Values<E>, now: Date): Record<string, unknown> {
+    const row: Record<string, unknown> = Object.assign(this.spec.defaults(), values, this.stamp());
+    row.created_at = now;
+    row.updated_at = now;
+    return this.spec.fillSortKeys(row);
+  }
+
+  private async insertRows(rows: Record<string, unknown>[], session: WriteSession, key?: string): Promise<void> {
+    const columns = this.spec.insertColumns;
+    const into = `INSERT INTO ${this.t} (${this.spec.insertColumnList}) VALUES `;
+    const placeholders = this.spec.insertPlaceholders;
+    const paramsOf = (row: Record<string, unknown>) => columns.map((c) => (row[c] ?? null) as SqlValue);
+    const one = async (row: Record<string, unknown>) => {
+      row.id = (await this.sql.run(into + placeholders, paramsOf(row))).insertId;
+    };
+    if (rows.length === 1) return one(rows[0]);
+    const step = await session.insertStep();
+    if (step !== null) {
+      const { insertId, affected } = await this.sql.run(
+        into + rows.map(() => placeholders).join(', '),
+        rows.flatMap(paramsOf),
+      );
+      if (affected !== rows.length) throw new Error(`A multi-row INSERT wrote ${affected} of ${rows.length} rows.`);
+      // MySQL/MariaDB answer the first row's id, SQLite the last one's.
+      const first = this.sql.dialect === 'sqlite' ? insertId - (rows.length - 1) * step : insertId;
+      rows.forEach((row, n) => (row.id = first + n * step));
+      return;
+    }
+    const keyed = key ? rows.filter((row) => typeof row[key] === 'string') : [];
+    if (keyed.length > 1) {
+      await this.sql.run(into + keyed.map(() => placeholders).join(', '), keyed.flatMap(paramsOf));
+      const holders = await this.keyHolders(
+        key as keyof E & string,
+        keyed.map((row) => row[key!] as string),
+      );
+      for (const row of keyed) {
+        const holder = holders.get(row[key!] as string);
+        if (!holder) throw new Error(`An inserted ${this.spec.table} row could not be read back by its ${key}.`);
+        row.id = holder.id;
+      }
+    }
+    const inserted = new Set(keyed.length > 1 ? keyed : []);
+    for (const row of rows) if (!inserted.has(row)) await one(row);
+  }
+
+  /** Writes `columns` of each row (and updated_at) in one UPDATE joined to the new values. */
+  private async updateRows(rows: Record<string, unknown>[], columns: string[], updatedAt: Date): Promise<void> {
+    if (rows.length === 1) {
+      const scope = this.scope();
+      await this.sql.run(
+        `UPDATE ${this.t} SET ${columns.map((c) => `${quote(c)} = ?`).join(', ')}, updated_at = ?
+          WHERE ${this.t}.id = ? AND ${scope.sql}`,
+        [...columns.map((c) => (rows[0][c] ?? null) as SqlValue), updatedAt, rows[0].id as number, ...scope.params],
+      );
+      return;
+    }
+    const names = ['id', ...columns];
+    const v = valuesTable(
+      this.dialect,
+      names.map((_, i) => `v${i}`),
+      rows.map((row) => names.map((c) => (row[c] ?? null) as SqlValue)),
+      'v',
+    );
+    if (this.dialect === 'mysql') {
+      const scope = this.scope('c');
+      const set = columns.map((c, i) => `c.${quote(c)} = v.v${i + 1}`).join(', ');
+      await this.sql.run(
+        `UPDATE ${this.t} c JOIN ${v.sql} ON c.id = v.v0 SET ${set}, c.updated_at = ? WHERE ${scope.sql}`,
+        [...v.params, updatedAt, ...scope.params],
+      );
+    } else {
+      const scope = this.scope(this.t);
+      const set = columns.map((c, i) => `${quote(c)} = v.v${i + 1}`).join(', ');
+      await this.sql.run(
+        `UPDATE ${this.t} SET ${set}, updated_at = ? FROM ${v.sql} WHERE ${this.t}.id = v.v0 AND ${scope.sql}`,
+        [updatedAt, ...v.params, ...scope.params],
+      );
+    }
+  }
+
+  private changedColumns(before: Record<string, unknown>, values: Record<string, unknown>): string[] {
+    const changed: string[] = [];
+    for (const column of Object.keys(values)) {
+      if (column === 'updated_at' || column === 'id' || sameValue(values[column], before[column])) continue;
+      this.assertColumn(column);
+      changed.push(column);
+    }
+    return changed;
+  }
+
+  private journalUpdate(
+    after: Record<string, unknown>,
+    before: Record<string, unknown>,
+    changed: string[],
+    log: boolean,
+    description?: string,
+  ): void {
+    const logged = changed.filter((column) => this.spec.isLogged(column));
+    // A change of bookkeeping columns only (sort keys follow their column) is not a change of the record.
+    if (logged.length === 0) return;
+    this.journal(
+      'updated',
+      after,
+      logged,
+      log ? { attributes: loggable(after, logged), old: loggable(before, logged), description } : null,
+    );
+  }
+
+  private journal(
+    event: ActivityEvent,
+    row: Record<string, unknown>,
+    fields: readonly string[],
+    activity: { attributes: Attributes; old: Attributes | null; description?: string } | null,
+  ): void {
+    this.session!.journal.record({
+      entityName: this.spec.entityName,
+      tenantId: this.tenantOf(row as unknown as E),
+      event,
+      row: row as Record<string, unknown> & { id: number },
+      fields,
+      activity,
+    });
+  }
+
+  private loggedOf(row: Record<string, unknown>): Attributes {
+    return loggable(row, this.spec.loggedColumns);
   }
 
   private async countWhere(conditions: Condition[]): Promise<number> {
@@ -290,16 +603,5 @@ export abstract class TableGateway<E extends { id: number }> {
 
   private assertColumn(column: string): void {
     if (!this.spec.has(column)) throw new Error(`${this.spec.table} has no column ${column}`);
-  }
-
-  protected log(event: 'created' | 'updated' | 'deleted', row: E, attributes: Attributes, old: Attributes | null) {
-    return recordActivity(this.sql, this.actor, {
-      subjectType: this.spec.entityName,
-      subjectId: Number(row.id),
-      tenantId: this.tenantOf(row),
-      event,
-      attributes,
-      old,
-    });
   }
 }

@@ -33,6 +33,11 @@ export class TableSpec<E extends ObjectLiteral> {
   readonly sortKeys: ReadonlyMap<string, string>;
   /** The columns the activity log records: every column but the sort keys and version counters. */
   readonly loggedColumns: readonly string[];
+  /** Every column but the id, in the order an INSERT names them; with its column list and placeholders. */
+  readonly insertColumns: readonly string[];
+  readonly insertColumnList: string;
+  readonly insertPlaceholders: string;
+  private readonly logged: ReadonlySet<string>;
   private readonly normalizers: readonly [string, Normalize | undefined][];
   private readonly columnSet: ReadonlySet<string>;
   private readonly defaultValues: Readonly<Record<string, unknown>>;
@@ -46,6 +51,10 @@ export class TableSpec<E extends ObjectLiteral> {
     this.sortKeys = sortKeysOf(metadata.target);
     const unlogged = new Set([...this.sortKeys.values(), ...versionCountersOf(metadata.target)]);
     this.loggedColumns = this.columns.filter((c) => !unlogged.has(c));
+    this.logged = new Set(this.loggedColumns);
+    this.insertColumns = metadata.columns.filter((c) => !c.isGenerated).map((c) => c.databaseName);
+    this.insertColumnList = this.insertColumns.map((c) => `\`${c}\``).join(', ');
+    this.insertPlaceholders = `(${this.insertColumns.map(() => '?').join(', ')})`;
     this.normalizers = metadata.columns.map((c) => [c.databaseName, normalizerFor(c.type)]);
     // What an INSERT that names every column writes where the caller gave no value.
     this.defaultValues = Object.fromEntries(
@@ -84,12 +93,21 @@ export class TableSpec<E extends ObjectLiteral> {
     return this.sortKeys.get(field) ?? field;
   }
 
-  /** Sets the key of every keyed column among `values` (to write them together). */
+  /** `values` with the key of every keyed column among them (to write them together), in a new object. */
   withSortKeys<V extends Record<string, unknown>>(values: V): V {
     if (this.sortKeys.size === 0) return values;
-    const out: Record<string, unknown> = Object.assign({}, values);
-    for (const [source, key] of this.sortKeys) if (source in values) out[key] = sortKeyOf(values[source]);
-    return out as V;
+    return this.fillSortKeys(Object.assign({}, values));
+  }
+
+  /** Sets, in `row` itself, the key of every keyed column it has. */
+  fillSortKeys<V extends Record<string, unknown>>(row: V): V {
+    for (const [source, key] of this.sortKeys) if (source in row) (row as Record<string, unknown>)[key] = sortKeyOf(row[source]);
+    return row;
+  }
+
+  /** Whether the activity log (and the change feed) records a change of this column. */
+  isLogged(column: string): boolean {
+    return this.logged.has(column);
   }
 
   has(column: string): boolean {

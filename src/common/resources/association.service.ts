@@ -9,13 +9,13 @@ import { containsCondition } from '../data/contains.js';
 import { keysetCondition, keysetOrder, pageOf, pageRequest, type Condition, type SortFields } from '../data/keyset.js';
 import type { ListQueryDto } from './list-query.dto.js';
 import { matching, quote, type Values } from '../data/table-gateway.js';
-import type { Tables, TenantTx } from '../data/tables.js';
+import type { Tables, TenantReads, TenantTx } from '../data/tables.js';
 import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
 
 /** What an association needs of its target resource: its table and its answers. */
 export interface AssociationTarget<T extends TenantOwnedEntity, TR> {
   readonly definition: { entity: Type<T>; label: string };
-  respond(tx: TenantTx, rows: T[]): Promise<TR[]>;
+  respond(reads: TenantReads, rows: T[]): Promise<TR[]>;
 }
 
 /** Sorts of every association list: the item's id and creation, and the target's name. */
@@ -57,7 +57,7 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
   ) {}
 
   async list(auth: AuthContext, ownerId: number, query: ListQueryDto & { q?: string }): Promise<Page<R>> {
-    const tx = this.tables.within(auth);
+    const tx = this.tables.read(auth);
     await this.findOwner(tx, ownerId);
     const { definition } = this;
     const request = pageRequest(query, ASSOCIATION_SORTS);
@@ -75,10 +75,10 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
       targets.scope(t),
       { sql: `${l}.${quote(definition.owner.column)} = ?`, params: [ownerId] },
     ];
-    if (query.q) where.push(containsCondition([`${t}.name`], query.q, tx.sql.dialect));
+    if (query.q) where.push(containsCondition([`${t}.name`], query.q, tx.dialect));
     const total = request.withTotal ? await this.count(tx, where) : undefined;
     if (request.after) where.push(keysetCondition(sortColumn, idColumn, request.sort, request.after));
-    const rows = await tx.sql.query<Record<string, unknown>>(
+    const rows = await tx.select<Record<string, unknown>>(
       `SELECT ${links.spec.selectList(l)}, ${sortColumn} AS sort_value, ${idColumn} AS item_id
          FROM ${l} JOIN ${t} ON ${t}.id = ${l}.${quote(definition.target.column)}
         WHERE ${where.map((c) => c.sql).join(' AND ')}
@@ -96,10 +96,10 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
     return new Page(answers, page.meta);
   }
 
-  async create(auth: AuthContext, ownerId: number, dto: Dto): Promise<R> {
+  /** POST: owner → target → not linked yet → validate → insert → onChange → the answer, kept with the Idempotency-Key. */
+  create(auth: AuthContext, ownerId: number, dto: Dto): Promise<R> {
     const { definition } = this;
-    return this.tables.db.transaction(async (sql) => {
-      const tx = this.tables.within(auth, sql);
+    return this.tables.write(auth, async (tx) => {
       // No lock on the campaign: the unique index of (campaign, target) decides two racing links.
       await this.findOwner(tx, ownerId);
       const targetId = definition.targetId(dto);
@@ -120,11 +120,9 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
       await definition.validate?.(dto, { tx, ownerId });
       let link: L;
       try {
-        link = await links.insert({
-          ...definition.toColumns(dto),
-          [definition.owner.column]: ownerId,
-          [field]: targetId,
-        });
+        link = await links.insert(
+          Object.assign(definition.toColumns(dto), { [definition.owner.column]: ownerId, [field]: targetId }),
+        );
       } catch (error) {
         // Two links racing past the check above: the unique index decides, with the same answer.
         if (definition.unique && uniqueViolationField(error) !== undefined) throw alreadyLinked();
@@ -132,17 +130,15 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
       }
       await definition.onChange?.(link, tx);
       const [answer] = await this.respond(tx, [link]);
-      // With an Idempotency-Key, the answer is stored in the write's own transaction.
-      await auth.idempotency?.complete(sql, answer);
+      await tx.keepAnswer(answer);
       return answer;
     });
   }
 
   /** DELETE /owners/{id}/targets/{target_id}: removes the owner's link to that (live) target. */
-  async removeByTarget(auth: AuthContext, ownerId: number, targetId: number): Promise<null> {
+  removeByTarget(auth: AuthContext, ownerId: number, targetId: number): Promise<null> {
     const { definition } = this;
-    await this.tables.db.transaction(async (sql) => {
-      const tx = this.tables.within(auth, sql);
+    return this.tables.write(auth, async (tx) => {
       await this.findOwner(tx, ownerId);
       const notFound = () => new RecordNotFound(`${definition.target.label} of this ${definition.owner.label}`);
       // A soft-deleted target's links are gone for every read, so for removal too.
@@ -154,14 +150,13 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
       if (link && auth.ifMatch !== undefined) assertIfMatch(auth.ifMatch, (await this.respond(tx, [link]))[0]);
       if (!link || !(await links.remove(link))) throw notFound();
       await definition.onChange?.(link, tx);
+      return null;
     });
-    return null;
   }
 
   /** DELETE /links/{id}: removes a link by its own key. */
-  async removeById(auth: AuthContext, id: number): Promise<null> {
-    await this.tables.db.transaction(async (sql) => {
-      const tx = this.tables.within(auth, sql);
+  removeById(auth: AuthContext, id: number): Promise<null> {
+    return this.tables.write(auth, async (tx) => {
       const links = tx.table(this.definition.entity);
       const link = await links.findById(id, { lock: true });
       if (link && auth.ifMatch !== undefined) assertIfMatch(auth.ifMatch, (await this.respond(tx, [link]))[0]);
@@ -169,12 +164,12 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
         throw new RecordNotFound(`${this.definition.target.label} association`);
       }
       await this.definition.onChange?.(link, tx);
+      return null;
     });
-    return null;
   }
 
   /** Each link with its target's answer; one query for the targets of a whole page. */
-  private async respond(tx: TenantTx, links: L[]): Promise<R[]> {
+  private async respond(tx: TenantReads, links: L[]): Promise<R[]> {
     const { target, present } = this.definition;
     const ids = links.map((link) => Number(link[target.column]));
     const rows = await tx.table(target.resource.definition.entity).findMany(ids);
@@ -183,11 +178,11 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
     return links.map((link, index) => present(link, byId.get(ids[index])!));
   }
 
-  private async count(tx: TenantTx, where: Condition[]): Promise<number> {
+  private async count(tx: TenantReads, where: Condition[]): Promise<number> {
     const { definition } = this;
     const l = quote(tx.table(definition.entity).spec.table);
     const t = quote(tx.table(definition.target.resource.definition.entity).spec.table);
-    const [row] = await tx.sql.query<{ n: number | string }>(
+    const [row] = await tx.select<{ n: number | string }>(
       `SELECT COUNT(*) AS n FROM ${l} JOIN ${t} ON ${t}.id = ${l}.${quote(definition.target.column)}
         WHERE ${where.map((c) => c.sql).join(' AND ')}`,
       where.flatMap((c) => c.params),
@@ -195,7 +190,7 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
     return Number(row?.n ?? 0);
   }
 
-  private async findOwner(tx: TenantTx, ownerId: number): Promise<void> {
+  private async findOwner(tx: TenantReads, ownerId: number): Promise<void> {
     if (!(await tx.table(this.definition.owner.entity).findById(ownerId))) {
       throw new RecordNotFound(this.definition.owner.label);
     }

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { SortFields } from '../data/keyset.js';
 import type { Values } from '../data/table-gateway.js';
-import type { TenantTx } from '../data/tables.js';
+import type { TenantReads, TenantTx } from '../data/tables.js';
 import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
 
 /** The record a child resource lives in (`campaign_id` of a treatment group). */
@@ -32,7 +32,15 @@ export interface WriteContext<E> {
 
 /**
  * Everything that differs between two tenant-owned resources. ResourceService does the rest:
- * tenant scope, 404s, keyset lists, one transaction per write, the activity log, the answer.
+ * tenant scope, 404s, keyset lists, one transaction per write, the recorded changes, the answer.
+ *
+ * The hooks run in this order (ResourceService.create / update / delete):
+ * - create: parent found (or claimed) → validate → insert → afterWrite → onChange → answer (decorate)
+ * - update: row found (locked with If-Match) → parent claimed (serializeOn) → validate → update →
+ *   afterWrite → onChange → answer (decorate)
+ * - delete: row found and locked → beforeDelete → remove → onChange
+ * Every write hook gets the write's TenantTx: its tables write inside the same transaction, and it
+ * offers no connection to write around them.
  */
 export interface ResourceDefinition<E extends TenantOwnedEntity, Dto extends object, R> {
   entity: Type<E>;
@@ -50,14 +58,20 @@ export interface ResourceDefinition<E extends TenantOwnedEntity, Dto extends obj
   toColumns(dto: Dto, existing?: E): Values<E>;
   /** The answer for one row: names every field the API publishes, nothing else. */
   toResponse(row: E): R;
-  /** Rules that need the database (references, sums); throws ValidationFailed. */
+  /** Before the write: rules that need the database (references, sums). Throws ValidationFailed; writes nothing. */
   validate?(dto: Dto, context: WriteContext<E>): Promise<void>;
-  /** Work after the row is written, in the same transaction (child rows). */
+  /**
+   * After the row is inserted or updated, in the same transaction: the record's parts that live in
+   * other rows (an audience's rules). A change of those parts alone is recorded with updateParts.
+   */
   afterWrite?(row: E, dto: Dto, context: WriteContext<E>): Promise<void>;
-  /** Refuses (DeleteConflict) or cascades before the row is removed, in the same transaction. */
+  /** Before the row is removed, in the same transaction: refuses (DeleteConflict) or removes what lives inside it. */
   beforeDelete?(row: E, tx: TenantTx): Promise<void>;
-  /** After every create, update and delete of a row, in the same transaction (versions others cache under). */
+  /**
+   * Last, after every create, update and delete of a row, in the same transaction: bookkeeping
+   * others depend on (the version counters that cached copies are kept under).
+   */
   onChange?(row: E, tx: TenantTx): Promise<void>;
-  /** Adds related data to the answers of a page (one query per page, never one per row). */
-  decorate?(rows: E[], responses: R[], tx: TenantTx): Promise<void>;
+  /** Adds related data to the answers of a page (one query per page, never one per row); reads only. */
+  decorate?(rows: E[], responses: R[], reads: TenantReads): Promise<void>;
 }

@@ -22,8 +22,8 @@ export class ActivityLogService {
     }));
     const acrossTenants = isSuperAdmin(auth.user) && !auth.tenantChosen;
     const entries = acrossTenants
-      ? this.tables.acrossTenants(ActivityLog, auth) // the one cross-tenant read of the log
-      : this.tables.scoped(ActivityLog, auth);
+      ? this.tables.readAcrossTenants(ActivityLog) // the one cross-tenant read of the log
+      : this.tables.read(auth).table(ActivityLog);
     const { rows, meta } = await entries.page(pageRequest(query, SORTS), conditions, conditions.length > 0);
     return new Page(rows.map(toActivityLogResponse), meta);
   }

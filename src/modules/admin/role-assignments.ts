@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { isSuperAdmin, SUPER_ADMIN, USER_MODEL_TYPE, type AuthUser } from '../../common/auth/auth-user.js';
 import { GUARD_NAME } from '../../common/auth/permissions.js';
 import type { Sql } from '../../common/data/database.js';
+import type { TenantTx } from '../../common/data/tables.js';
+import { User } from '../auth/entities/user.entity.js';
 import { ApiException, ValidationFailed } from '../../common/http/api-exception.js';
-import { ACCESS_CHANGED_SQL } from '../auth/user-access.reader.js';
+import { ACCESS_VERSION_COLUMN } from '../auth/user-access.reader.js';
 
 const forbidden = () => new ApiException(403, { message: 'This action is unauthorized.' });
 
@@ -47,16 +49,43 @@ export class RoleAssignments {
     if (targetRoles.includes(SUPER_ADMIN) && !isSuperAdmin(caller)) throw forbidden();
   }
 
-  /** Replaces the user's roles; every cached copy of their permissions goes stale with it. */
-  async replace(sql: Sql, userId: number, roles: RoleRef[]): Promise<void> {
-    await sql.run(ACCESS_CHANGED_SQL, [userId]);
-    await sql.run('DELETE FROM model_has_roles WHERE model_type = ? AND model_id = ?', [USER_MODEL_TYPE, userId]);
+  /** The roles of a user being created (no copy of their access is cached yet). */
+  async assign(bookkeeping: Sql, userId: number, roles: RoleRef[]): Promise<void> {
     for (const role of roles) {
-      await sql.run('INSERT INTO model_has_roles (role_id, model_type, model_id) VALUES (?, ?, ?)', [
+      await bookkeeping.run('INSERT INTO model_has_roles (role_id, model_type, model_id) VALUES (?, ?, ?)', [
         role.id,
         USER_MODEL_TYPE,
         userId,
       ]);
     }
+  }
+
+  /**
+   * Replaces the user's roles (rows of model_has_roles, which the user record shows as `roles`): a
+   * change of the user's record, recorded as such; every cached copy of their permissions goes
+   * stale with it (users.access_version).
+   */
+  async replace(tx: TenantTx, bookkeeping: Sql, user: User, current: string[], roles: RoleRef[]): Promise<void> {
+    const next = roles.map((r) => r.name).sort();
+    if (next.length === current.length && next.every((name, i) => name === current[i])) return;
+    await tx.table(User).claim(user.id, ACCESS_VERSION_COLUMN);
+    await bookkeeping.run('DELETE FROM model_has_roles WHERE model_type = ? AND model_id = ?', [
+      USER_MODEL_TYPE,
+      user.id,
+    ]);
+    await this.assign(bookkeeping, user.id, roles);
+    await tx.table(User).updateParts(user, { roles: next }, { roles: current });
+  }
+
+  /** A deleted user's roles and direct permissions. */
+  async removeAll(bookkeeping: Sql, userId: number): Promise<void> {
+    await bookkeeping.run('DELETE FROM model_has_roles WHERE model_type = ? AND model_id = ?', [
+      USER_MODEL_TYPE,
+      userId,
+    ]);
+    await bookkeeping.run('DELETE FROM model_has_permissions WHERE model_type = ? AND model_id = ?', [
+      USER_MODEL_TYPE,
+      userId,
+    ]);
   }
 }

@@ -4,6 +4,7 @@ import { Page } from '../../common/http/page.js';
 import { containsCondition } from '../../common/data/contains.js';
 import { pageRequest, type Condition } from '../../common/data/keyset.js';
 import type { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
+import { Database } from '../../common/data/database.js';
 import { Tables } from '../../common/data/tables.js';
 import { Permission } from '../auth/entities/permission.entity.js';
 import { Role } from '../auth/entities/role.entity.js';
@@ -14,15 +15,18 @@ const SORTS = { name: 'string', created_at: 'date' } as const;
 /** Roles and permissions are seeded (src/database/seeds) and read here; they belong to no tenant. */
 @Injectable()
 export class RolesService {
-  constructor(private readonly tables: Tables) {}
+  constructor(
+    private readonly tables: Tables,
+    private readonly db: Database,
+  ) {}
 
   async listRoles(auth: AuthContext, query: NamedListQueryDto): Promise<Page<RoleResponse>> {
     const { rows, meta } = await this.tables
-      .acrossTenants(Role, auth)
+      .readAcrossTenants(Role)
       .page(pageRequest(query, SORTS), this.nameContains('roles', query.q), Boolean(query.q));
     // One query for the permissions of the whole page.
     const grants = rows.length
-      ? await this.tables.db.query<{ role_id: number | string; name: string }>(
+      ? await this.db.query<{ role_id: number | string; name: string }>(
           `SELECT rp.role_id, p.name FROM role_has_permissions rp JOIN permissions p ON p.id = rp.permission_id
             WHERE rp.role_id IN (${rows.map(() => '?').join(', ')})`,
           rows.map((r) => r.id),
@@ -44,7 +48,7 @@ export class RolesService {
 
   async listPermissions(auth: AuthContext, query: NamedListQueryDto): Promise<Page<PermissionResponse>> {
     const { rows, meta } = await this.tables
-      .acrossTenants(Permission, auth)
+      .readAcrossTenants(Permission)
       .page(pageRequest(query, SORTS), this.nameContains('permissions', query.q), Boolean(query.q));
     return new Page(
       rows.map((p) => ({ id: p.id, name: p.name, guard_name: p.guard_name })),
@@ -53,6 +57,6 @@ export class RolesService {
   }
 
   private nameContains(table: string, q: string | undefined): Condition[] {
-    return q ? [containsCondition([`\`${table}\`.\`name\``], q, this.tables.db.dialect)] : [];
+    return q ? [containsCondition([`\`${table}\`.\`name\``], q, this.db.dialect)] : [];
   }
 }

@@ -1,14 +1,14 @@
 import { assertIfMatch } from '../../common/http/conditional.js';
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
-import type { Sql } from '../../common/data/database.js';
 import { sortKeyOf } from '../../common/data/sort-key.js';
 import { DeleteConflict, RecordNotFound, ValidationFailed } from '../../common/http/api-exception.js';
 import { Page } from '../../common/http/page.js';
 import { containsCondition } from '../../common/data/contains.js';
 import type { GlobalTable } from '../../common/data/global-table.js';
 import { pageRequest, type Condition } from '../../common/data/keyset.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables, type ReadableTable, type TenantTx } from '../../common/data/tables.js';
+import { User } from '../auth/entities/user.entity.js';
 import { AccessTokenService } from '../auth/access-token.service.js';
 import { Tenant } from '../auth/entities/tenant.entity.js';
 import { toTenantResponse, type TenantDto, type TenantListQueryDto, type TenantResponse } from './dto/tenant.dto.js';
@@ -25,19 +25,21 @@ export class TenantsService {
 
   async list(auth: AuthContext, query: TenantListQueryDto): Promise<Page<TenantResponse>> {
     const conditions: Condition[] = [];
-    if (query.q) conditions.push(containsCondition(['`tenants`.`name`'], query.q, this.tables.db.dialect));
+    if (query.q) conditions.push(containsCondition(['`tenants`.`name`'], query.q, this.tables.dialect));
     if (query.is_active !== undefined) conditions.push({ sql: '`tenants`.`is_active` = ?', params: [query.is_active] });
-    const { rows, meta } = await this.tenants(auth).page(pageRequest(query, SORTS), conditions, conditions.length > 0);
+    const { rows, meta } = await this.tables
+      .readAcrossTenants(Tenant)
+      .page(pageRequest(query, SORTS), conditions, conditions.length > 0);
     return new Page(rows.map(toTenantResponse), meta);
   }
 
   async get(auth: AuthContext, id: number): Promise<TenantResponse> {
-    return toTenantResponse(await this.find(this.tenants(auth), id));
+    return toTenantResponse(await this.find(this.tables.readAcrossTenants(Tenant), id));
   }
 
   async create(auth: AuthContext, dto: TenantDto): Promise<TenantResponse> {
-    const tenant = await this.tables.db.transaction(async (sql) => {
-      const tenants = this.tenants(auth, sql);
+    const tenant = await this.tables.write(auth, async (tx) => {
+      const tenants = this.tenants(tx);
       await this.assertNameFree(tenants, dto.name);
       return tenants.insert({ name: dto.name, description: dto.description ?? null, is_active: dto.is_active ?? true });
     });
@@ -45,8 +47,8 @@ export class TenantsService {
   }
 
   async update(auth: AuthContext, id: number, dto: TenantDto): Promise<TenantResponse> {
-    const tenant = await this.tables.db.transaction(async (sql) => {
-      const tenants = this.tenants(auth, sql);
+    const tenant = await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
+      const tenants = this.tenants(tx);
       const tenant = await this.find(tenants, id, auth.ifMatch !== undefined);
       assertIfMatch(auth.ifMatch, toTenantResponse(tenant));
       if (sortKeyOf(dto.name) !== tenant.name_key) await this.assertNameFree(tenants, dto.name, tenant.id);
@@ -60,37 +62,34 @@ export class TenantsService {
         ...(dto.is_active !== undefined ? { is_active: dto.is_active } : {}),
       });
       if (!updated) throw new RecordNotFound('tenant');
-      if (deactivating) await this.tokens.revokeAllOfTenant(sql, tenant.id);
+      if (deactivating) await this.tokens.revokeAllOfTenant(bookkeeping, tenant.id);
       return updated;
     });
     return toTenantResponse(tenant);
   }
 
   async delete(auth: AuthContext, id: number): Promise<null> {
-    await this.tables.db.transaction(async (sql) => {
-      const tenants = this.tenants(auth, sql);
+    return this.tables.write(auth, async (tx) => {
+      const tenants = this.tenants(tx);
       const tenant = await this.find(tenants, id, true);
       assertIfMatch(auth.ifMatch, toTenantResponse(tenant));
-      const [row] = await sql.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM users WHERE tenant_id = ?', [
-        tenant.id,
-      ]);
-      const users = Number(row?.n ?? 0);
+      const users = await tx.acrossTenants(User).count({ tenant_id: tenant.id });
       if (users > 0) {
         throw new DeleteConflict(
           `The tenant cannot be deleted: ${users} user${users === 1 ? '' : 's'} belong${users === 1 ? 's' : ''} to it.`,
         );
       }
       if (!(await tenants.remove(tenant))) throw new RecordNotFound('tenant');
+      return null;
     });
-    return null;
   }
 
-  /** Every tenant; a tenant's own changes are logged in that tenant. */
-  private tenants(auth: AuthContext, sql?: Sql): GlobalTable<Tenant> {
-    return this.tables.acrossTenants(Tenant, auth, sql, (tenant) => tenant.id);
+  /** Every tenant; a tenant's own changes are recorded in that tenant. */
+  private tenants(tx: TenantTx): GlobalTable<Tenant> {
+    return tx.acrossTenants(Tenant, (tenant) => tenant.id);
   }
 
-  private async find(tenants: GlobalTable<Tenant>, id: number, lock = false): Promise<Tenant> {
+  private async find(tenants: ReadableTable<Tenant>, id: number, lock = false): Promise<Tenant> {
     const tenant = await tenants.findById(id, { lock });
     if (!tenant) throw new RecordNotFound('tenant');
     return tenant;

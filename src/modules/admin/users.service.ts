@@ -1,15 +1,13 @@
 import { assertIfMatch } from '../../common/http/conditional.js';
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
-import { USER_MODEL_TYPE } from '../../common/auth/auth-user.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
-import type { Sql } from '../../common/data/database.js';
 import { DeleteConflict, RecordNotFound, ValidationFailed } from '../../common/http/api-exception.js';
 import { Page } from '../../common/http/page.js';
 import { containsCondition } from '../../common/data/contains.js';
 import { pageRequest, type Condition } from '../../common/data/keyset.js';
-import type { ScopedTable } from '../../common/data/scoped-table.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables, type TenantReads, type TenantTx } from '../../common/data/tables.js';
+import type { Values } from '../../common/data/table-gateway.js';
 import { AccessTokenService } from '../auth/access-token.service.js';
 import { toUserResponse, type UserResponse } from '../auth/dto/user.response.js';
 import { User } from '../auth/entities/user.entity.js';
@@ -31,7 +29,7 @@ export class UsersService {
   ) {}
 
   async list(auth: AuthContext, query: UserListQueryDto): Promise<Page<UserResponse>> {
-    const users = this.tables.scoped(User, auth);
+    const users = this.tables.read(auth).table(User);
     const conditions: Condition[] = [];
     if (query.q) conditions.push(containsCondition(['`users`.`name`', '`users`.`email`'], query.q, users.dialect));
     if (query.is_active !== undefined) conditions.push({ sql: '`users`.`is_active` = ?', params: [query.is_active] });
@@ -40,25 +38,23 @@ export class UsersService {
   }
 
   async get(auth: AuthContext, id: number): Promise<UserResponse> {
-    const [response] = await this.withRoles([await this.find(this.tables.scoped(User, auth), id)]);
+    const [response] = await this.withRoles([await this.find(this.tables.read(auth), id)]);
     return response;
   }
 
   async create(auth: AuthContext, dto: CreateUserDto): Promise<UserResponse> {
     const password = await this.hasher.hash(dto.password);
-    const user = await this.tables.db.transaction(async (sql) => {
-      await this.assertEmailFree(sql, dto.email);
-      const roles = await this.roles.resolve(sql, dto.roles ?? []);
+    const user = await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
+      await this.assertEmailFree(tx, dto.email);
+      const roles = await this.roles.resolve(bookkeeping, dto.roles ?? []);
       this.roles.assertMayChange(
         auth.user,
         null,
         [],
         roles.map((r) => r.name),
       );
-      const created = await this.tables
-        .scoped(User, auth, sql)
-        .insert({ name: dto.name, email: dto.email, password, is_active: true });
-      await this.roles.replace(sql, created.id, roles);
+      const created = await tx.table(User).insert({ name: dto.name, email: dto.email, password, is_active: true });
+      await this.roles.assign(bookkeeping, created.id, roles);
       return created;
     });
     return this.get(auth, user.id);
@@ -67,71 +63,62 @@ export class UsersService {
   async update(auth: AuthContext, id: number, dto: UpdateUserDto): Promise<UserResponse> {
     const caller = auth.user;
     const password = dto.password ? await this.hasher.hash(dto.password) : undefined;
-    await this.tables.db.transaction(async (sql) => {
-      const users = this.tables.scoped(User, auth, sql);
-      const user = await this.find(users, id, auth.ifMatch !== undefined);
-      const current = (await this.access.forUser(user.id, sql)).roles;
+    await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
+      const users = tx.table(User);
+      const user = await this.find(tx, id, auth.ifMatch !== undefined);
+      const current = (await this.access.forUser(user.id, bookkeeping)).roles;
       assertIfMatch(auth.ifMatch, toUserResponse(user, current));
       this.roles.assertMayManage(caller, current);
       if (dto.is_active === false && user.id === caller.id) {
         throw new DeleteConflict('You cannot deactivate your own account.');
       }
-      if (dto.email !== user.email) await this.assertEmailFree(sql, dto.email, user.id);
+      if (dto.email !== user.email) await this.assertEmailFree(tx, dto.email, user.id);
+      const deactivating = dto.is_active === false && user.is_active;
+      const values: Values<User> = { name: dto.name, email: dto.email };
+      if (dto.is_active !== undefined) values.is_active = dto.is_active;
+      if (password) values.password = password;
+      const updated = await users.update(user, values);
+      if (!updated) throw new RecordNotFound('user');
       if (dto.roles !== undefined) {
-        const roles = await this.roles.resolve(sql, dto.roles);
+        const roles = await this.roles.resolve(bookkeeping, dto.roles);
         this.roles.assertMayChange(
           caller,
           user.id,
           current,
           roles.map((r) => r.name),
         );
-        await this.roles.replace(sql, user.id, roles);
+        await this.roles.replace(tx, bookkeeping, updated, current, roles);
       }
-      const deactivating = dto.is_active === false && user.is_active;
-      const updated = await users.update(user, {
-        name: dto.name,
-        email: dto.email,
-        ...(dto.is_active !== undefined ? { is_active: dto.is_active } : {}),
-        ...(password ? { password } : {}),
-      });
-      if (!updated) throw new RecordNotFound('user');
-      if (deactivating || password) await this.tokens.revokeAllOfUser(sql, user.id);
+      if (deactivating || password) await this.tokens.revokeAllOfUser(bookkeeping, user.id);
     });
     return this.get(auth, id);
   }
 
   async delete(auth: AuthContext, id: number): Promise<null> {
-    await this.tables.db.transaction(async (sql) => {
-      const users = this.tables.scoped(User, auth, sql);
-      const user = await this.find(users, id, true);
-      const current = (await this.access.forUser(user.id, sql)).roles;
+    return this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
+      const user = await this.find(tx, id, true);
+      const current = (await this.access.forUser(user.id, bookkeeping)).roles;
       assertIfMatch(auth.ifMatch, toUserResponse(user, current));
       if (user.id === auth.user.id) throw new DeleteConflict('You cannot delete your own account.');
       this.roles.assertMayManage(auth.user, current);
-      await this.tokens.revokeAllOfUser(sql, user.id);
-      await this.roles.replace(sql, user.id, []);
-      await sql.run('DELETE FROM model_has_permissions WHERE model_type = ? AND model_id = ?', [
-        USER_MODEL_TYPE,
-        user.id,
-      ]);
-      if (!(await users.remove(user))) throw new RecordNotFound('user');
+      await this.tokens.revokeAllOfUser(bookkeeping, user.id);
+      await this.roles.removeAll(bookkeeping, user.id);
+      if (!(await tx.table(User).remove(user))) throw new RecordNotFound('user');
+      return null;
     });
-    return null;
   }
 
-  private async find(users: ScopedTable<User>, id: number, lock = false): Promise<User> {
-    const user = await users.findById(id, { lock });
+  private async find(reads: TenantReads, id: number, lock = false): Promise<User> {
+    const user = await reads.table(User).findById(id, { lock });
     if (!user) throw new RecordNotFound('user');
     return user;
   }
 
   /** E-mail addresses are unique across every tenant. */
-  private async assertEmailFree(sql: Sql, email: string, exceptId?: number): Promise<void> {
-    const taken = await sql.query('SELECT 1 AS taken FROM users WHERE email = ? AND id <> ? LIMIT 1', [
-      email,
-      exceptId ?? 0,
-    ]);
-    if (taken.length) throw ValidationFailed.field('email', 'The email has already been taken.');
+  private async assertEmailFree(tx: TenantTx, email: string, exceptId?: number): Promise<void> {
+    if (await tx.acrossTenants(User).exists({ email }, exceptId)) {
+      throw ValidationFailed.field('email', 'The email has already been taken.');
+    }
   }
 
   private async withRoles(users: User[]): Promise<UserResponse[]> {

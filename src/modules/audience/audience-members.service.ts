@@ -3,7 +3,7 @@ import type { AuthContext } from '../../common/auth/auth-context.js';
 import { RecordNotFound } from '../../common/http/api-exception.js';
 import { Page } from '../../common/http/page.js';
 import type { ListQueryDto } from '../../common/resources/list-query.dto.js';
-import { Tables, type TenantTx } from '../../common/data/tables.js';
+import { Tables, type TenantReads } from '../../common/data/tables.js';
 import { toCustomerResponse, type CustomerResponse } from '../customer/dto/customer.response.js';
 import { audienceSelections, narrowed, ruleSelection, type Selection } from './audience-selection.js';
 import { CustomerScans, memberPageRequest } from './customer-scan.js';
@@ -29,29 +29,29 @@ export class AudienceMembersService {
   ) {}
 
   async countAudience(auth: AuthContext, id: number): Promise<AudienceCountResponse> {
-    const tx = this.tables.within(auth);
+    const tx = this.tables.read(auth);
     return this.count(tx, await this.audience(tx, id, new Date()));
   }
 
   async audienceCustomers(auth: AuthContext, id: number, query: ListQueryDto): Promise<Page<CustomerResponse>> {
-    const tx = this.tables.within(auth);
+    const tx = this.tables.read(auth);
     return this.members(tx, await this.audience(tx, id, new Date()), query);
   }
 
   async countSubAudience(auth: AuthContext, id: number): Promise<AudienceCountResponse> {
-    const tx = this.tables.within(auth);
+    const tx = this.tables.read(auth);
     return this.count(tx, await this.subAudience(tx, id, new Date()));
   }
 
   async subAudienceCustomers(auth: AuthContext, id: number, query: ListQueryDto): Promise<Page<CustomerResponse>> {
-    const tx = this.tables.within(auth);
+    const tx = this.tables.read(auth);
     return this.members(tx, await this.subAudience(tx, id, new Date()), query);
   }
 
   /** What rules would select, saving nothing: the count and the first members. */
   async preview(auth: AuthContext, dto: AudienceSelectionDto): Promise<AudiencePreviewResponse> {
-    const tx = this.tables.within(auth);
-    const selection = ruleSelection(dto.rules ?? [], dto.match ?? DEFAULT_MATCH, tx.sql.dialect, new Date());
+    const tx = this.tables.read(auth);
+    const selection = ruleSelection(dto.rules ?? [], dto.match ?? DEFAULT_MATCH, tx.dialect, new Date());
     const scan = this.scans.in(tx);
     const [count, first] = await Promise.all([
       scan.count(selection),
@@ -69,27 +69,27 @@ export class AudienceMembersService {
     );
   }
 
-  private async count(tx: TenantTx, selection: Selection): Promise<AudienceCountResponse> {
+  private async count(tx: TenantReads, selection: Selection): Promise<AudienceCountResponse> {
     const count = await this.scans.in(tx).count(selection);
     return toAudienceCountResponse({ count, evaluable: selection.evaluable, computedAt: selection.now });
   }
 
-  private async members(tx: TenantTx, selection: Selection, query: ListQueryDto): Promise<Page<CustomerResponse>> {
+  private async members(tx: TenantReads, selection: Selection, query: ListQueryDto): Promise<Page<CustomerResponse>> {
     const { rows, meta } = await this.scans.in(tx).page(selection, memberPageRequest(query));
     return new Page(rows.map(toCustomerResponse), meta);
   }
 
-  private async audience(tx: TenantTx, id: number, now: Date): Promise<Selection> {
+  private async audience(tx: TenantReads, id: number, now: Date): Promise<Selection> {
     const audience = await tx.table(Audience).findById(id);
     if (!audience) throw new RecordNotFound('audience');
     return (await audienceSelections(tx, [audience], now)).get(audience.id)!;
   }
 
   /** The sub-audience's audience, narrowed by its segment_definition. */
-  private async subAudience(tx: TenantTx, id: number, now: Date): Promise<Selection> {
+  private async subAudience(tx: TenantReads, id: number, now: Date): Promise<Selection> {
     const sub = await tx.table(SubAudience).findById(id);
     if (!sub) throw new RecordNotFound('sub-audience');
     const selection = await this.audience(tx, sub.audience_id, now);
-    return narrowed(selection, sub.segment_definition, tx.sql.dialect);
+    return narrowed(selection, sub.segment_definition, tx.dialect);
   }
 }

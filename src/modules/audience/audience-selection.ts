@@ -1,5 +1,5 @@
 import type { Dialect } from '../../common/data/database.js';
-import type { TenantTx } from '../../common/data/tables.js';
+import type { TenantReads } from '../../common/data/tables.js';
 import { quote } from '../../common/data/table-gateway.js';
 import { AUDIENCE_RULES_TABLE, Audience, AudienceRule, CampaignAudience } from './entities/audience.entity.js';
 import { parseSegment } from './rules/condition-tree.js';
@@ -63,7 +63,7 @@ export function ruleSelection(rules: RuleInput[], match: MatchMode, dialect: Dia
 
 /** The selections of audiences read through the tenant scope, their rules read in one query. */
 export async function audienceSelections(
-  tx: TenantTx,
+  tx: TenantReads,
   audiences: Pick<Audience, 'id' | 'match'>[],
   now: Date,
 ): Promise<Map<number, Selection>> {
@@ -80,7 +80,7 @@ export async function audienceSelections(
       ruleSelection(
         rules.filter((rule) => rule.audience_id === audience.id),
         isMatchMode(audience.match) ? audience.match : DEFAULT_MATCH,
-        tx.sql.dialect,
+        tx.dialect,
         now,
       ),
     ]),
@@ -125,12 +125,12 @@ export interface CampaignLink {
  * A campaign's audience links with their audiences' match and rules, in one query (an assignment
  * lookup reads them at most once per change of the campaign: CampaignDefinitions).
  */
-export async function readCampaignLinks(tx: TenantTx, campaignId: number): Promise<CampaignLink[]> {
+export async function readCampaignLinks(tx: TenantReads, campaignId: number): Promise<CampaignLink[]> {
   const links = tx.table(CampaignAudience);
   const audiences = tx.table(Audience);
   const [l, a, r] = [quote(links.spec.table), quote(audiences.spec.table), quote(AUDIENCE_RULES_TABLE)];
   const [linkScope, audienceScope] = [links.scope(l), audiences.scope(a)];
-  const rows = await tx.sql.query<{
+  const rows = await tx.select<{
     link_id: number | string;
     segment_override: string | null;
     match: string;

@@ -54,16 +54,15 @@ export class AudiencesService extends ResourceService<Audience, AudienceDto, Aud
           rulesChanged = existing !== undefined && JSON.stringify(before) !== JSON.stringify(after);
           // The rules are the audience's state too: a change of them alone is an update of the audience.
           if (rulesChanged) {
-            audience.updated_at = await tx.table(Audience).touch(audience);
-            await tx.table(Audience).logChange(audience, { rules: after }, { rules: before });
+            audience.updated_at = await tx.table(Audience).updateParts(audience, { rules: after }, { rules: before });
           }
         }
         if (existing && (rulesChanged || audience.match !== existing.match)) await audienceChanged(tx, audience.id);
       },
 
       /** Each page's rules in one query. */
-      decorate: async (audiences, responses, tx) => {
-        const rules = await tx
+      decorate: async (audiences, responses, reads) => {
+        const rules = await reads
           .children(
             AudienceRule,
             'audience_id',

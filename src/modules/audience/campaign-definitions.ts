@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { RecordNotFound } from '../../common/http/api-exception.js';
-import type { TenantTx } from '../../common/data/tables.js';
+import type { TenantReads, TenantTx } from '../../common/data/tables.js';
 import { quote } from '../../common/data/table-gateway.js';
 import { TreatmentGroup } from '../marketing/entities/campaign-children.entity.js';
 import { campaignsChanged, SELECTION_VERSION_COLUMN } from '../marketing/campaign-selection-version.js';
@@ -30,7 +30,7 @@ export class CampaignDefinitions {
   private readonly cache = new LRUCache<string, CampaignDefinition>({ max: CACHED_CAMPAIGNS });
 
   /** The definition this process last read, whatever its version (the caller checks it). */
-  cached(tx: TenantTx, campaignId: number): CampaignDefinition | undefined {
+  cached(tx: TenantReads, campaignId: number): CampaignDefinition | undefined {
     return this.cache.get(key(tx, campaignId));
   }
 
@@ -39,11 +39,11 @@ export class CampaignDefinitions {
    * between the two makes the links newer than the version they are kept under, which only costs
    * one more read. 404 when the tenant has no such campaign.
    */
-  async load(tx: TenantTx, campaignId: number): Promise<CampaignDefinition> {
+  async load(tx: TenantReads, campaignId: number): Promise<CampaignDefinition> {
     const [campaigns, groups] = [tx.table(Campaign), tx.table(TreatmentGroup)];
     const [k, g] = [quote(campaigns.spec.table), quote(groups.spec.table)];
     const [campaignScope, groupScope] = [campaigns.scope(k), groups.scope(g)];
-    const rows = await tx.sql.query<Record<string, unknown>>(
+    const rows = await tx.select<Record<string, unknown>>(
       `SELECT ${k}.${SELECTION_VERSION_COLUMN} AS campaign_version, ${groups.spec.selectList(g)}
          FROM ${k} LEFT JOIN ${g} ON ${g}.campaign_id = ${k}.id AND ${groupScope.sql}
         WHERE ${k}.id = ? AND ${campaignScope.sql}
@@ -70,4 +70,4 @@ export async function audienceChanged(tx: TenantTx, audienceId: number): Promise
   );
 }
 
-const key = (tx: TenantTx, campaignId: number) => `${tx.auth.tenantId}:${campaignId}`;
+const key = (tx: TenantReads, campaignId: number) => `${tx.auth.tenantId}:${campaignId}`;

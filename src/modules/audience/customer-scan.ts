@@ -6,8 +6,7 @@ import { decodeCursor, encodeCursor } from '../../common/data/cursor.js';
 import { resolveSort, type Condition } from '../../common/data/keyset.js';
 import { listIndexName } from '../../common/data/list-index.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/resources/list-query.dto.js';
-import type { ScopedTable } from '../../common/data/scoped-table.js';
-import type { TenantTx } from '../../common/data/tables.js';
+import type { ReadableTable, TenantReads } from '../../common/data/tables.js';
 import { quote } from '../../common/data/table-gateway.js';
 import { Customer } from '../customer/entities/customer.entity.js';
 import { CUSTOMER_ALIAS, type Selection } from './audience-selection.js';
@@ -104,13 +103,13 @@ interface ScanPlan {
  * where the customers above it are mostly candidates), in up to four id ranges at once.
  */
 export class CustomerScan {
-  private readonly customers: ScopedTable<Customer>;
+  private readonly customers: ReadableTable<Customer>;
   private readonly table: string;
   /** One floor lookup per `since` for everything this scan answers (a preview's count and page). */
   private readonly lookups = new Map<string, Promise<IdRange>>();
 
   constructor(
-    private readonly tx: TenantTx,
+    private readonly tx: TenantReads,
     private readonly floors: IdFloors,
     private readonly slots: ScanSlots,
   ) {
@@ -119,13 +118,13 @@ export class CustomerScan {
   }
 
   private get mysql() {
-    return this.tx.sql.dialect === 'mysql';
+    return this.tx.dialect === 'mysql';
   }
 
   async count(selection: Selection): Promise<number> {
     if (!selection.evaluable) return 0;
     const counts = await this.scan(selection, (plan, where) =>
-      this.tx.sql.query<{ n: number | string }>(
+      this.tx.select<{ n: number | string }>(
         `SELECT COUNT(*) AS n FROM ${this.table} ${c}${plan.hint} WHERE ${sql(where)}`,
         params(where),
       ),
@@ -173,7 +172,7 @@ export class CustomerScan {
     if (fromId !== undefined) where.push({ sql: `${c}.id >= ?`, params: [fromId] });
     // FORCE, not USE: MariaDB would otherwise read the tenant by `ref` and skip to the cursor row by row.
     const hint = this.mysql ? ` FORCE INDEX (${quote(listIndexName(this.customers.spec.table, 'id'))})` : '';
-    const rows = await this.tx.sql.query<Record<string, unknown>>(
+    const rows = await this.tx.select<Record<string, unknown>>(
       `SELECT ${this.customers.spec.selectList(c)} FROM ${this.table} ${c}${hint}
         WHERE ${sql(where)} ORDER BY ${c}.id ${request.direction} LIMIT ${request.limit + 1}`,
       params(where),
@@ -184,7 +183,7 @@ export class CustomerScan {
   /** The tenant's newest customer id (0 without customers): one probe of (tenant_id, id). */
   private async newestId(): Promise<number> {
     const scope = this.customers.scope(c);
-    const [row] = await this.tx.sql.query<{ id: number | string | null }>(
+    const [row] = await this.tx.select<{ id: number | string | null }>(
       `SELECT MAX(${c}.id) AS id FROM ${this.table} ${c} WHERE ${scope.sql}`,
       scope.params,
     );
@@ -200,9 +199,9 @@ export class CustomerScan {
   /** Selected customers per treatment bucket of a campaign (at most 10,000 buckets). */
   async buckets(selection: Selection, campaignId: number): Promise<{ bucket: number; customers: number }[]> {
     if (!selection.evaluable) return [];
-    const bucket = bucketSql(this.tx.sql.dialect, c, campaignId);
+    const bucket = bucketSql(this.tx.dialect, c, campaignId);
     const parts = await this.scan(selection, (plan, where) =>
-      this.tx.sql.query<{ bucket: number | string; customers: number | string }>(
+      this.tx.select<{ bucket: number | string; customers: number | string }>(
         `SELECT ${bucket.sql} AS bucket, COUNT(*) AS customers FROM ${this.table} ${c}${plan.hint}
           WHERE ${sql(where)} GROUP BY bucket`,
         [...bucket.params, ...params(where)],
@@ -248,7 +247,7 @@ export class CustomerScan {
     }
     if (!this.mysql) return { where, hint: '', ranges: [] };
     const scope = this.customers.scope(c);
-    const [ids] = await this.tx.sql.query<{ low: number | string | null; high: number | string | null }>(
+    const [ids] = await this.tx.select<{ low: number | string | null; high: number | string | null }>(
       `SELECT MIN(${c}.id) AS low, MAX(${c}.id) AS high FROM ${this.table} ${c} WHERE ${scope.sql}`,
       scope.params,
     );
@@ -276,7 +275,7 @@ export class CustomerScan {
   private async readIdRange(since: string): Promise<IdRange> {
     const scope = this.customers.scope(c);
     const newest = this.customers.scope('m');
-    const [row] = await this.tx.sql.query<{
+    const [row] = await this.tx.select<{
       floor: number | string | null;
       n: number | string;
       max_id: number | string | null;
@@ -301,7 +300,7 @@ export class CustomerScans {
     private readonly slots: ScanSlots,
   ) {}
 
-  in(tx: TenantTx): CustomerScan {
+  in(tx: TenantReads): CustomerScan {
     return new CustomerScan(tx, this.floors, this.slots);
   }
 }

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
 import type { AuthContext } from '../../common/auth/auth-context.js';
 import { RecordNotFound } from '../../common/http/api-exception.js';
-import { Tables, type TenantTx } from '../../common/data/tables.js';
+import { Tables, type TenantReads } from '../../common/data/tables.js';
 import { quote } from '../../common/data/table-gateway.js';
 import { Customer } from '../customer/entities/customer.entity.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
@@ -47,7 +47,7 @@ export class TreatmentAssignmentsService implements OnModuleInit {
    * with the campaign's current version; only when that version moved is the definition read again.
    */
   async assignment(auth: AuthContext, campaignId: number, customerId: number): Promise<AssignmentResponse> {
-    const tx = this.tables.within(auth);
+    const tx = this.tables.read(auth);
     const now = new Date();
     let definition = this.definitions.cached(tx, campaignId);
     let probe = definition && (await this.probe(tx, definition, campaignId, customerId, now));
@@ -73,18 +73,18 @@ export class TreatmentAssignmentsService implements OnModuleInit {
    * the tenant has no such customer); undefined when it has no such campaign.
    */
   private async probe(
-    tx: TenantTx,
+    tx: TenantReads,
     definition: CampaignDefinition,
     campaignId: number,
     customerId: number,
     now: Date,
   ): Promise<{ version: number; selected: boolean | undefined } | undefined> {
-    const eligibility = campaignEligibility(definition.links, tx.sql.dialect, now);
+    const eligibility = campaignEligibility(definition.links, tx.dialect, now);
     const [campaigns, customers] = [tx.table(Campaign), tx.table(Customer)];
     const k = quote(campaigns.spec.table);
     const [campaignScope, customerScope] = [campaigns.scope(k), customers.scope(CUSTOMER_ALIAS)];
     const c = CUSTOMER_ALIAS;
-    const [row] = await tx.sql.query<{
+    const [row] = await tx.select<{
       version: number | string;
       customer_id: number | string | null;
       selected: number | string;
@@ -103,9 +103,9 @@ export class TreatmentAssignmentsService implements OnModuleInit {
   }
 
   async summary(auth: AuthContext, campaignId: number): Promise<AssignmentSummaryResponse> {
-    const tx = this.tables.within(auth);
+    const tx = this.tables.read(auth);
     const { groups, links } = await this.definitions.load(tx, campaignId);
-    const eligibility = campaignEligibility(links, tx.sql.dialect, new Date());
+    const eligibility = campaignEligibility(links, tx.dialect, new Date());
     const buckets = await this.scans.in(tx).buckets(eligibility, campaignId);
     const summary = summarizeBuckets(buckets, groups);
     const eligible = buckets.reduce((sum, row) => sum + Number(row.customers), 0);

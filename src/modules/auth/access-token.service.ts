@@ -56,7 +56,12 @@ export class AccessTokenService {
     private readonly access: UserAccessReader,
   ) {}
 
-  async issue(sql: Sql, userId: number, deviceName: string): Promise<IssuedToken> {
+  /** A new token of the user: its row and the JWT naming it, in one transaction. */
+  issue(userId: number, deviceName: string): Promise<IssuedToken> {
+    return this.db.transaction((sql) => this.insert(sql, userId, deviceName));
+  }
+
+  private async insert(sql: Sql, userId: number, deviceName: string): Promise<IssuedToken> {
     const now = wholeSecondNow();
     const expiresAt = new Date(now.getTime() + this.config.tokenTtlMinutes * 60_000);
     const { insertId } = await sql.run(

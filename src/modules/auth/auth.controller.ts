@@ -29,8 +29,8 @@ export class AuthController {
   @ApiOperation({ summary: 'Sign in on one device; answers a bearer token for that device' })
   @ResponseMessage('Login successful.')
   @ApiEnvelope(LoginResponse)
-  login(@Body() dto: LoginDto, @RequestId() requestId: string): Promise<LoginResponse> {
-    return this.auth.login(dto, requestId);
+  login(@Body() dto: LoginDto): Promise<LoginResponse> {
+    return this.auth.login(dto);
   }
 
   @Post('logout')
@@ -66,8 +66,8 @@ export class AuthController {
     description: 'The mail transport refused the message or was unreachable',
     type: ErrorBodyDto,
   })
-  forgotPassword(@Body() dto: ForgotPasswordDto, @RequestId() requestId: string): Promise<null> {
-    return this.passwordReset.forgotPassword(dto, requestId);
+  forgotPassword(@Body() dto: ForgotPasswordDto): Promise<null> {
+    return this.passwordReset.forgotPassword(dto);
   }
 
   @Post('reset-password')

@@ -8,6 +8,7 @@ import { AccessTokenService } from './access-token.service.js';
 import type { LoginDto } from './dto/login.dto.js';
 import type { LoginResponse } from './dto/login.response.js';
 import { toUserResponse, type CurrentUserResponse } from './dto/user.response.js';
+import { Tenant } from './entities/tenant.entity.js';
 import { User } from './entities/user.entity.js';
 import { UserAccessReader } from './user-access.reader.js';
 
@@ -20,20 +21,17 @@ export class AuthService {
     private readonly access: UserAccessReader,
   ) {}
 
-  async login(dto: LoginDto, requestId: string): Promise<LoginResponse> {
+  async login(dto: LoginDto): Promise<LoginResponse> {
     // E-mail addresses are unique across tenants: the one cross-tenant read of a user by e-mail.
-    const [user] = await this.tables.acrossTenants(User, { requestId }).findWhere({ email: dto.email });
+    const [user] = await this.tables.readAcrossTenants(User).findWhere({ email: dto.email });
     if (!(await this.hasher.verify(dto.password, user?.password))) {
       throw ValidationFailed.field('email', 'The provided credentials are incorrect.');
     }
-    const [tenant] = await this.tables.db.query<{ is_active: number | boolean }>(
-      'SELECT is_active FROM tenants WHERE id = ?',
-      [user.tenant_id],
-    );
-    if (!user.is_active || !tenant || !Number(tenant.is_active)) {
+    const tenant = await this.tables.readAcrossTenants(Tenant).findById(user.tenant_id);
+    if (!user.is_active || !tenant?.is_active) {
       throw ValidationFailed.field('email', 'This account is inactive.');
     }
-    const issued = await this.tables.db.transaction((sql) => this.tokens.issue(sql, user.id, dto.device_name));
+    const issued = await this.tokens.issue(user.id, dto.device_name);
     const { roles } = await this.access.forUser(user.id);
     return {
       token: issued.token,
@@ -51,7 +49,7 @@ export class AuthService {
   /** The caller's own record (a super-admin acting in another tenant is still a user of their own). */
   async currentUser(auth: AuthContext): Promise<CurrentUserResponse> {
     const caller = auth.user;
-    const user = await this.tables.acrossTenants(User, auth).findById(caller.id);
+    const user = await this.tables.readAcrossTenants(User).findById(caller.id);
     if (!user) throw new Error('The authenticated user has no row.');
     return { ...toUserResponse(user, caller.roles), permissions: [...caller.permissions].sort() };
   }

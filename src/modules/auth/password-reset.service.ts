@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { recordActivity } from '../../common/activity/activity-log.writer.js';
 import { wholeSecondNow } from '../../common/data/columns.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { toDate } from '../../common/http/serialize.js';
 import { ValidationFailed } from '../../common/http/api-exception.js';
+import { Database } from '../../common/data/database.js';
 import { Tables } from '../../common/data/tables.js';
 import { MailService } from '../mail/mail.service.js';
 import { AccessTokenService } from './access-token.service.js';
@@ -27,19 +27,20 @@ const escapeHtml = (text: string) =>
 export class PasswordResetService {
   constructor(
     private readonly tables: Tables,
+    private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly hasher: PasswordHasher,
     private readonly tokens: AccessTokenService,
     private readonly mail: MailService,
   ) {}
 
-  async forgotPassword(dto: ForgotPasswordDto, requestId: string): Promise<null> {
-    const user = await this.findUser(dto.email, requestId);
+  async forgotPassword(dto: ForgotPasswordDto): Promise<null> {
+    const user = await this.findUser(dto.email);
     const token = randomBytes(32).toString('hex');
     // Mail first: when the transport fails (502) nothing is stored and an earlier link keeps working.
     await this.mail.send({ to: user.email, ...this.resetMail(token, user.email) });
     // One pending link per e-mail: the new one replaces the old.
-    await this.tables.db.transaction(async (sql) => {
+    await this.db.transaction(async (sql) => {
       await sql.run('DELETE FROM password_reset_tokens WHERE email = ?', [user.email]);
       await sql.run('INSERT INTO password_reset_tokens (email, token, created_at) VALUES (?, ?, ?)', [
         user.email,
@@ -51,8 +52,8 @@ export class PasswordResetService {
   }
 
   async resetPassword(dto: ResetPasswordDto, requestId: string): Promise<null> {
-    const user = await this.findUser(dto.email, requestId);
-    const [reset] = await this.tables.db.query<{ token: string; created_at: Date | string | null }>(
+    const user = await this.findUser(dto.email);
+    const [reset] = await this.db.query<{ token: string; created_at: Date | string | null }>(
       'SELECT token, created_at FROM password_reset_tokens WHERE email = ?',
       [user.email],
     );
@@ -60,39 +61,24 @@ export class PasswordResetService {
       throw invalidToken();
     }
     const password = await this.hasher.hash(dto.password);
-    await this.tables.db.transaction(async (sql) => {
+    await this.tables.writeAcrossTenants({ requestId }, async (tx, bookkeeping) => {
       // Conditional on the token, so that of two concurrent resets with one link only one succeeds.
-      const used = await sql.run('DELETE FROM password_reset_tokens WHERE email = ? AND token = ?', [
+      const used = await bookkeeping.run('DELETE FROM password_reset_tokens WHERE email = ? AND token = ?', [
         user.email,
         reset.token,
       ]);
       if (!used.affected) throw invalidToken();
-      await sql.run('UPDATE users SET password = ?, updated_at = ? WHERE id = ?', [
-        password,
-        wholeSecondNow(),
-        user.id,
-      ]);
-      await this.tokens.revokeAllOfUser(sql, user.id);
-      // In the log, without the secret: which user, when, and that it was a reset by e-mail link.
-      await recordActivity(
-        sql,
-        { requestId },
-        {
-          subjectType: 'User',
-          subjectId: user.id,
-          tenantId: user.tenant_id,
-          event: 'updated',
-          description: 'password reset',
-          attributes: {},
-          old: {},
-        },
-      );
+      // In the log without the secret (it is never logged): which user, when, and that it was a reset by e-mail link.
+      await tx
+        .acrossTenants(User, (row) => row.tenant_id)
+        .update(user, { password }, { description: 'password reset' });
+      await this.tokens.revokeAllOfUser(bookkeeping, user.id);
     });
     return null;
   }
 
-  private async findUser(email: string, requestId: string): Promise<User> {
-    const [user] = await this.tables.acrossTenants(User, { requestId }).findWhere({ email });
+  private async findUser(email: string): Promise<User> {
+    const [user] = await this.tables.readAcrossTenants(User).findWhere({ email });
     if (!user) throw unknownUser();
     return user;
   }

@@ -69,5 +69,5 @@ export class UserAccessReader {
   }
 }
 
-/** Makes every cached copy of the user's access stale; call in the transaction that changes it. */
-export const ACCESS_CHANGED_SQL = 'UPDATE users SET access_version = access_version + 1 WHERE id = ?';
+/** The counter whose increment, in the transaction that changes a user's access, makes every cached copy stale. */
+export const ACCESS_VERSION_COLUMN = 'access_version';

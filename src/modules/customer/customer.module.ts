@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { CustomerBatchService } from './bulk/customer-batch.service.js';
-import { InsertIds } from '../../common/data/insert-ids.js';
 import { CustomerBulkController } from './customer-bulk.controller.js';
 import { CustomerImportsController } from './customer-imports.controller.js';
 import { CustomersController } from './customers.controller.js';
@@ -16,7 +15,6 @@ import { ImportRunner } from './imports/import-runner.js';
   providers: [
     CustomersService,
     CustomerBatchService,
-    InsertIds,
     CustomerExportService,
     CustomerImportsService,
     ImportJobs,

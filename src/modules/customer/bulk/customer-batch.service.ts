@@ -1,25 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
-import { Database } from '../../../common/data/database.js';
 import { Page } from '../../../common/http/page.js';
 import { Tables } from '../../../common/data/tables.js';
+import type { UpsertOutcome, UpsertRow } from '../../../common/data/upsert-plan.js';
 import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
+import { Customer } from '../entities/customer.entity.js';
 import { checkCustomerItem } from './customer-input.js';
-import { InsertIds } from '../../../common/data/insert-ids.js';
-import { upsertCustomers, withUpsertRetries, type UpsertOutcome, type UpsertRow } from './customer-upsert.js';
 
 /** `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction. */
 @Injectable()
 export class CustomerBatchService {
-  constructor(
-    private readonly db: Database,
-    private readonly tables: Tables,
-    private readonly insertIds: InsertIds,
-  ) {}
+  constructor(private readonly tables: Tables) {}
 
   async upsert(auth: AuthContext, dto: CustomerBatchDto): Promise<Page<CustomerBatchResult, CustomerBatchCounts>> {
     const checked = dto.items.map(checkCustomerItem);
-    const rows: UpsertRow[] = [];
+    const rows: UpsertRow<Customer>[] = [];
     const positions: number[] = [];
     checked.forEach((item, index) => {
       if (item.ok) {
@@ -27,12 +22,9 @@ export class CustomerBatchService {
         positions.push(index);
       }
     });
-    const idStep = await this.insertIds.consecutiveStep();
     const written: UpsertOutcome[] = rows.length
-      ? await withUpsertRetries((attempt) =>
-          this.db.transaction((sql) =>
-            upsertCustomers(this.tables.within(auth, sql), rows, { logEach: true, idStep, exactKeys: attempt > 1 }),
-          ),
+      ? await this.tables.write(auth, (tx) =>
+          tx.table(Customer).upsertMany(rows, { key: 'external_id', attempt: tx.attempt }),
         )
       : [];
     const outcomes: UpsertOutcome[] = checked.map((item) =>

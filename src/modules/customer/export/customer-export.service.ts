@@ -61,7 +61,8 @@ export class CustomerExportService {
   }
 
   private async *batches(auth: AuthContext, query: CustomerExportQueryDto): AsyncGenerator<Customer[]> {
-    const table = this.tables.scoped(Customer, auth);
+    const reads = this.tables.read(auth);
+    const table = reads.table(Customer);
     const t = '`customers`';
     const filters: Condition[] = [];
     if (query.q)
@@ -82,7 +83,7 @@ export class CustomerExportService {
     let after = 0;
     for (;;) {
       const where = [scope, ...filters, { sql: `${t}.id > ?`, params: [after] }];
-      const raw = await this.tables.db.query<Record<string, unknown>>(
+      const raw = await reads.select<Record<string, unknown>>(
         `SELECT ${table.spec.selectList(t)} FROM ${t}${hint}
           WHERE ${where.map((c) => c.sql).join(' AND ')} ORDER BY ${t}.id LIMIT ${this.stepRows}`,
         where.flatMap((c) => c.params),

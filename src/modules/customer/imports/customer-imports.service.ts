@@ -75,7 +75,8 @@ export class CustomerImportsService {
 
   async list(auth: AuthContext, query: ListQueryDto): Promise<Page<CustomerImportResponse>> {
     const { rows, meta } = await this.tables
-      .scoped(CustomerImport, auth)
+      .read(auth)
+      .table(CustomerImport)
       .page(pageRequest(query, { created_at: 'date' }), [], false);
     return new Page(rows.map(toCustomerImportResponse), meta);
   }
@@ -87,7 +88,7 @@ export class CustomerImportsService {
   /** A job's failed rows, in file order by default. */
   async errors(auth: AuthContext, id: number, query: ListQueryDto): Promise<Page<CustomerImportErrorResponse>> {
     await this.find(auth, id);
-    const table = this.tables.scoped(CustomerImportError, auth);
+    const table = this.tables.read(auth).table(CustomerImportError);
     const { rows, meta } = await table.page(
       pageRequest({ ...query, sort: query.sort ?? 'id' }, {}),
       [{ sql: `${quote(table.spec.table)}.import_id = ?`, params: [id] }],
@@ -119,7 +120,7 @@ export class CustomerImportsService {
   }
 
   private async find(auth: AuthContext, id: number): Promise<CustomerImport> {
-    const job = await this.tables.scoped(CustomerImport, auth).findById(id);
+    const job = await this.tables.read(auth).table(CustomerImport).findById(id);
     if (!job) throw new RecordNotFound('customer import');
     return job;
   }

@@ -70,7 +70,7 @@ export class ImportJobs {
         now,
       ],
     );
-    return (await this.tables.scoped(CustomerImport, auth).findById(insertId))!;
+    return (await this.tables.read(auth).table(CustomerImport).findById(insertId))!;
   }
 
   /** Claims the oldest job that is queued, or running on a lease that has run out. */

@@ -4,11 +4,10 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import { isDatabaseUnavailable } from '../../../common/data/database-errors.js';
-import { Database, type SqlValue } from '../../../common/data/database.js';
+import { Database, type Sql } from '../../../common/data/database.js';
 import { Tables } from '../../../common/data/tables.js';
-import { upsertCustomers, withUpsertRetries } from '../bulk/customer-upsert.js';
-import { InsertIds } from '../../../common/data/insert-ids.js';
 import type { CustomerImport } from '../entities/customer-import.entity.js';
+import { Customer } from '../entities/customer.entity.js';
 import { csvRows } from './csv-rows.js';
 import { headerColumns } from './import-file.js';
 import { ImportJobs, jobAuth, type ImportCounts } from './import-jobs.js';
@@ -33,7 +32,6 @@ export class ImportProcessor {
     private readonly db: Database,
     private readonly tables: Tables,
     private readonly jobs: ImportJobs,
-    private readonly insertIds: InsertIds,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -122,47 +120,42 @@ export class ImportProcessor {
     }
   }
 
-  /** One chunk: the customers, the job's progress and counts, and the chunk's errors, in one transaction. */
+  /**
+   * One chunk: the customers (through the tables, recorded without an activity entry each: the job
+   * has one), the job's progress and counts, and the chunk's errors, in one transaction.
+   */
   private async commit(job: CustomerImport, owner: string, chunk: ImportRow[]): Promise<void> {
     const writes = chunk.filter((row) => row.upsert);
-    const idStep = await this.insertIds.consecutiveStep();
-    const counts = await withUpsertRetries((attempt) =>
-      this.db.transaction(async (sql) => {
-        if (!(await this.jobs.fence(sql, job, owner))) throw new JobTakenAway();
-        const outcomes = await upsertCustomers(
-          this.tables.within(jobAuth(job), sql),
-          writes.map((row) => row.upsert!),
-          { logEach: false, idStep, exactKeys: attempt > 1 },
-        );
-        const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
-        const errors: [number, string, string][] = [];
-        let w = 0;
-        for (const row of chunk) {
-          const outcome = row.upsert ? outcomes[w++] : undefined;
-          const fieldErrors = outcome?.status === 'failed' ? outcome.errors : row.errors;
-          if (fieldErrors) {
-            counts.failed++;
-            for (const [field, messages] of Object.entries(fieldErrors)) {
-              for (const message of messages) errors.push([row.line, field, message]);
-            }
-          } else counts[outcome!.status as keyof ImportCounts]++;
-        }
-        await this.insertErrors(sql, job, errors);
-        await this.jobs.advance(sql, job, chunk.length, counts);
-        return counts;
-      }),
-    );
+    const counts = await this.tables.writeWithBookkeeping(jobAuth(job), async (tx, bookkeeping) => {
+      if (!(await this.jobs.fence(bookkeeping, job, owner))) throw new JobTakenAway();
+      const outcomes = await tx.table(Customer).upsertMany(
+        writes.map((row) => row.upsert!),
+        { key: 'external_id', attempt: tx.attempt, log: false },
+      );
+      const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+      const errors: [number, string, string][] = [];
+      let w = 0;
+      for (const row of chunk) {
+        const outcome = row.upsert ? outcomes[w++] : undefined;
+        const fieldErrors = outcome?.status === 'failed' ? outcome.errors : row.errors;
+        if (fieldErrors) {
+          counts.failed++;
+          for (const [field, messages] of Object.entries(fieldErrors)) {
+            for (const message of messages) errors.push([row.line, field, message]);
+          }
+        } else counts[outcome!.status as keyof ImportCounts]++;
+      }
+      await this.insertErrors(bookkeeping, job, errors);
+      await this.jobs.advance(bookkeeping, job, chunk.length, counts);
+      return counts;
+    });
     job.processed_rows += chunk.length;
     for (const [column, n] of Object.entries(counts)) job[column as keyof ImportCounts] += n;
     // SQLite answers synchronously: without a turn of the event loop, a job would starve every request.
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  private async insertErrors(
-    sql: { run(sql: string, params?: readonly SqlValue[]): Promise<unknown> },
-    job: CustomerImport,
-    errors: [number, string, string][],
-  ): Promise<void> {
+  private async insertErrors(sql: Sql, job: CustomerImport, errors: [number, string, string][]): Promise<void> {
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     for (let start = 0; start < errors.length; start += 1000) {
       const slice = errors.slice(start, start + 1000);

@@ -1,6 +1,7 @@
 import type { FieldErrors } from '../../../common/http/api-exception.js';
 import { checkCustomerItem } from '../bulk/customer-input.js';
-import { DUPLICATE_EXTERNAL_ID, DUPLICATE_ID, UNKNOWN_ID, type UpsertRow } from '../bulk/customer-upsert.js';
+import { duplicateValue, UNKNOWN_ID, type UpsertRow } from '../../../common/data/upsert-plan.js';
+import type { Customer } from '../entities/customer.entity.js';
 import type { CsvRow } from './csv-rows.js';
 import type { ImportColumn } from './import-file.js';
 import { KeySet } from './key-set.js';
@@ -8,7 +9,7 @@ import { KeySet } from './key-set.js';
 /** A data row of an import: what to write, or why it fails. */
 export interface ImportRow {
   line: number;
-  upsert?: UpsertRow;
+  upsert?: UpsertRow<Customer>;
   errors?: FieldErrors;
 }
 
@@ -49,10 +50,10 @@ export class ImportRows {
     if (idError || !checked.ok) {
       return { line, errors: { ...(idError ? { id: [idError] } : {}), ...(checked.ok ? {} : checked.errors) } };
     }
-    if (id !== undefined && !this.seen.add(`#${id}`)) return { line, errors: { id: [DUPLICATE_ID] } };
+    if (id !== undefined && !this.seen.add(`#${id}`)) return { line, errors: { id: [duplicateValue('id')] } };
     const key = checked.values.external_id;
     if (typeof key === 'string' && !this.seen.add(`=${key}`)) {
-      return { line, errors: { external_id: [DUPLICATE_EXTERNAL_ID] } };
+      return { line, errors: { external_id: [duplicateValue('external_id')] } };
     }
     return { line, upsert: id === undefined ? { values: checked.values } : { id, values: checked.values } };
   }

@@ -1,0 +1,258 @@
+import { DataSource, Entity, Table } from 'typeorm';
+import type { AuthContext } from '../src/common/auth/auth-context.js';
+import { loadConfig } from '../src/common/config/app-config.js';
+import { StringColumn } from '../src/common/data/columns.js';
+import { Database } from '../src/common/data/database.js';
+import { InsertIds } from '../src/common/data/insert-ids.js';
+import { SORT_KEY_LENGTH, SortKeyColumn } from '../src/common/data/sort-key.js';
+import { Tables } from '../src/common/data/tables.js';
+import { TenantOwnedEntity } from '../src/common/data/tenant-owned.entity.js';
+import { dataSourceOptions } from '../src/database/data-source-options.js';
+import { schemaColumns } from '../src/database/schema-columns.js';
+import { freshDatabaseUrl } from './support/test-database.js';
+
+/**
+ * A table that only this test has: a column with a default (`finish`) and a column with a sort key
+ * (`label` → `label_key`), the two things a hand-written write path forgets. Every write verb of the
+ * table layer, single-row and set-based, must fill both.
+ */
+@Entity('widgets')
+class Widget extends TenantOwnedEntity {
+  @StringColumn(255, { nullable: true })
+  code: string | null;
+
+  @StringColumn(255, { nullable: true })
+  label: string | null;
+
+  @SortKeyColumn('label')
+  label_key: string | null;
+
+  @StringColumn(40, { default: 'matte' })
+  finish: string;
+}
+
+const auth = (tenantId: number): AuthContext => ({
+  user: { id: 7, tenant_id: tenantId, name: '', email: '', roles: [], permissions: new Set(), tokenId: 0 },
+  tenantId,
+  tenantChosen: false,
+  requestId: 'write-path-test',
+});
+
+interface Stored {
+  id: number;
+  tenant_id: number;
+  code: string | null;
+  label: string | null;
+  label_key: string | null;
+  finish: string;
+}
+
+describe('the one write path: every verb stamps the tenant, fills defaults and sort keys, and logs', () => {
+  let dataSource: DataSource;
+  let drop: () => Promise<void>;
+  let tablesOf: (insertStep: number | null | 'ask') => Tables;
+
+  beforeAll(async () => {
+    const fresh = await freshDatabaseUrl();
+    drop = fresh.drop;
+    const config = loadConfig({ ...process.env, ...fresh.env, DATA_DIR: fresh.env.DATA_DIR });
+    const options = dataSourceOptions(config.database);
+    dataSource = new DataSource({ ...options, entities: [...(options.entities as []), Widget] } as typeof options);
+    await dataSource.initialize();
+    await dataSource.runMigrations();
+    // The test table, made as a migration makes tables (one definition for both databases).
+    const runner = dataSource.createQueryRunner();
+    const c = schemaColumns(runner);
+    await runner.createTable(
+      new Table({
+        name: 'widgets',
+        columns: [
+          c.id(),
+          c.bigint('tenant_id'),
+          c.string('code', 255, true),
+          c.string('label', 255, true),
+          c.string('label_key', SORT_KEY_LENGTH, true),
+          { name: 'finish', type: 'varchar', length: '40', default: "'matte'" },
+          ...c.timestamps(),
+        ],
+        indices: [{ name: 'widgets_code_unique', columnNames: ['tenant_id', 'code'], isUnique: true }],
+      }),
+    );
+    await runner.release();
+    const db = new Database(dataSource);
+    tablesOf = (insertStep) => {
+      // 'ask': what the server says; a number or null: a multi-row INSERT's ids taken as consecutive or read back.
+      const ids = insertStep === 'ask' ? new InsertIds(db) : ({ consecutiveStep: async () => insertStep } as InsertIds);
+      return new Tables(dataSource, db, ids, []);
+    };
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await drop?.();
+  });
+
+  const stored = async (ids: number[]): Promise<Stored[]> => {
+    const rows: Stored[] = await dataSource.query(
+      `SELECT id, tenant_id, code, label, label_key, finish FROM widgets WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`,
+      ids,
+    );
+    return rows.map((row) => ({ ...row, id: Number(row.id), tenant_id: Number(row.tenant_id) }));
+  };
+  const logged = async (ids: number[]): Promise<{ subject_id: number; event: string }[]> => {
+    const rows: { subject_id: number | string; event: string }[] = await dataSource.query(
+      `SELECT subject_id, event FROM activity_log WHERE subject_type = 'Widget' AND subject_id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`,
+      ids,
+    );
+    return rows.map((row) => ({ subject_id: Number(row.subject_id), event: row.event }));
+  };
+
+  it('insert: one row', async () => {
+    const row = await tablesOf('ask').write(auth(1), (tx) => tx.table(Widget).insert({ label: 'Zoë' }));
+    expect(await stored([row.id])).toEqual([
+      { id: row.id, tenant_id: 1, code: null, label: 'Zoë', label_key: 'zoë', finish: 'matte' },
+    ]);
+    expect(row).toMatchObject({ tenant_id: 1, label_key: 'zoë', finish: 'matte' });
+    expect(await logged([row.id])).toEqual([{ subject_id: row.id, event: 'created' }]);
+  });
+
+  it('update: one row, its sort key follows its column', async () => {
+    const tables = tablesOf('ask');
+    const row = await tables.write(auth(1), (tx) => tx.table(Widget).insert({ label: 'Alpha', finish: 'gloss' }));
+    const updated = await tables.write(auth(1), (tx) => tx.table(Widget).update(row, { label: 'ÉCLAIR' }));
+    expect(updated).toMatchObject({ label: 'ÉCLAIR', label_key: 'éclair', finish: 'gloss' });
+    expect(await stored([row.id])).toEqual([
+      { id: row.id, tenant_id: 1, code: null, label: 'ÉCLAIR', label_key: 'éclair', finish: 'gloss' },
+    ]);
+    expect(await logged([row.id])).toEqual([
+      { subject_id: row.id, event: 'created' },
+      { subject_id: row.id, event: 'updated' },
+    ]);
+  });
+
+  it.each([
+    ['ids as the server numbers them', 'ask' as const],
+    ['ids taken as consecutive', 1],
+    ['ids read back by key (interleaved auto-increments)', null],
+  ])('insertMany: %s', async (_name, step) => {
+    const tables = tablesOf(step);
+    const codes = [`im-${String(step)}-a`, `im-${String(step)}-b`, `im-${String(step)}-c`];
+    const rows = await tables.write(auth(2), (tx) =>
+      tx.table(Widget).insertMany(
+        [
+          { code: codes[0], label: 'Bravo' },
+          { code: codes[1], label: 'alpha', finish: 'satin' },
+          { code: codes[2], label: null },
+        ],
+        { key: 'code' },
+      ),
+    );
+    const ids = rows.map((row) => row.id);
+    expect(new Set(ids).size).toBe(3);
+    expect(await stored(ids)).toEqual([
+      { id: ids[0], tenant_id: 2, code: codes[0], label: 'Bravo', label_key: 'bravo', finish: 'matte' },
+      { id: ids[1], tenant_id: 2, code: codes[1], label: 'alpha', label_key: 'alpha', finish: 'satin' },
+      { id: ids[2], tenant_id: 2, code: codes[2], label: null, label_key: null, finish: 'matte' },
+    ]);
+    expect((await logged(ids)).map((entry) => entry.event)).toEqual(['created', 'created', 'created']);
+  });
+
+  it('insertMany without a key where ids may interleave: row by row, each with its own id', async () => {
+    const rows = await tablesOf(null).write(auth(2), (tx) =>
+      tx.table(Widget).insertMany([{ label: 'One' }, { label: 'Two' }]),
+    );
+    expect(await stored(rows.map((row) => row.id))).toEqual([
+      { id: rows[0].id, tenant_id: 2, code: null, label: 'One', label_key: 'one', finish: 'matte' },
+      { id: rows[1].id, tenant_id: 2, code: null, label: 'Two', label_key: 'two', finish: 'matte' },
+    ]);
+  });
+
+  it('updateMany: one joined UPDATE, sort keys and untouched columns right, unchanged rows not written', async () => {
+    const tables = tablesOf('ask');
+    const rows = await tables.write(auth(3), (tx) =>
+      tx.table(Widget).insertMany([{ label: 'Mike' }, { label: 'November', finish: 'gloss' }, { label: 'Oscar' }]),
+    );
+    const after = await tables.write(auth(3), async (tx) => {
+      const locked = await tx.table(Widget).findMany(
+        rows.map((row) => row.id),
+        { lock: true },
+      );
+      const byId = new Map(locked.map((row) => [row.id, row]));
+      return tx.table(Widget).updateMany([
+        { existing: byId.get(rows[0].id)!, values: { label: 'MIKE II' } },
+        { existing: byId.get(rows[1].id)!, values: { finish: 'satin' } },
+        { existing: byId.get(rows[2].id)!, values: { label: 'Oscar' } },
+      ]);
+    });
+    expect(after.map((row) => row.label_key)).toEqual(['mike ii', 'november', 'oscar']);
+    expect(await stored(rows.map((row) => row.id))).toEqual([
+      { id: rows[0].id, tenant_id: 3, code: null, label: 'MIKE II', label_key: 'mike ii', finish: 'matte' },
+      { id: rows[1].id, tenant_id: 3, code: null, label: 'November', label_key: 'november', finish: 'satin' },
+      { id: rows[2].id, tenant_id: 3, code: null, label: 'Oscar', label_key: 'oscar', finish: 'matte' },
+    ]);
+    expect(await logged([rows[2].id])).toEqual([{ subject_id: rows[2].id, event: 'created' }]);
+  });
+
+  it('upsertMany: creates, updates by key and by id, fails repeats, keeps other tenants apart', async () => {
+    const tables = tablesOf('ask');
+    const [existing] = await tables.write(auth(4), (tx) =>
+      tx.table(Widget).insertMany([{ code: 'up-1', label: 'Old' }], { key: 'code' }),
+    );
+    // The same key in another tenant is another row.
+    await tables.write(auth(5), (tx) => tx.table(Widget).insert({ code: 'up-1', label: 'Elsewhere' }));
+    const outcomes = await tables.write(auth(4), (tx) =>
+      tx
+        .table(Widget)
+        .upsertMany(
+          [
+            { values: { code: 'up-1', label: 'Renamed' } },
+            { values: { code: 'up-2', label: 'Fresh' } },
+            { values: { label: 'No key' } },
+            { values: { code: 'up-2', label: 'Again' } },
+            { id: existing.id, values: { finish: 'gloss' } },
+          ],
+          { key: 'code', attempt: tx.attempt },
+        ),
+    );
+    expect(outcomes).toEqual([
+      { status: 'updated', id: existing.id },
+      { status: 'created', id: expect.any(Number) },
+      { status: 'created', id: expect.any(Number) },
+      { status: 'failed', errors: { code: ['The code field has a duplicate value.'] } },
+      { status: 'failed', errors: { id: ['The id field has a duplicate value.'] } },
+    ]);
+    const ids = outcomes.flatMap((o) => ('id' in o ? [o.id] : []));
+    expect(await stored(ids)).toEqual(
+      [
+        { id: existing.id, tenant_id: 4, code: 'up-1', label: 'Renamed', label_key: 'renamed', finish: 'matte' },
+        { id: ids[1], tenant_id: 4, code: 'up-2', label: 'Fresh', label_key: 'fresh', finish: 'matte' },
+        { id: ids[2], tenant_id: 4, code: null, label: 'No key', label_key: 'no key', finish: 'matte' },
+      ].sort((a, b) => a.id - b.id),
+    );
+    const again = await tables.write(auth(4), (tx) =>
+      tx.table(Widget).upsertMany([{ values: { code: 'up-1', label: 'Renamed' } }], { key: 'code', attempt: 1 }),
+    );
+    expect(again).toEqual([{ status: 'unchanged', id: existing.id }]);
+  });
+
+  it('upsertMany: two writers creating one new key both succeed, one creating it and one updating it', async () => {
+    const tables = tablesOf('ask');
+    const upsert = (label: string) =>
+      tables.write(auth(6), (tx) =>
+        tx.table(Widget).upsertMany([{ values: { code: 'race', label } }], { key: 'code', attempt: tx.attempt }),
+      );
+    const outcomes = await Promise.all([upsert('First'), upsert('Second')]);
+    expect(outcomes.map(([o]) => o.status).sort()).toEqual(['created', 'updated']);
+    const [row] = (await dataSource.query("SELECT label_key, finish FROM widgets WHERE code = 'race'")) as Stored[];
+    expect(['first', 'second']).toContain(row.label_key);
+    expect(row.finish).toBe('matte');
+  });
+
+  it('writes nothing outside Tables.write', async () => {
+    const reads = tablesOf('ask').read(auth(1));
+    await expect(
+      (reads.table(Widget) as unknown as { insert(v: object): Promise<unknown> }).insert({ label: 'x' }),
+    ).rejects.toThrow(/writes go through Tables.write/);
+    expect(() => reads.select('UPDATE widgets SET label = NULL')).toThrow(/SELECT statements only/);
+  });
+});
