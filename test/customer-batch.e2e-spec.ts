@@ -1,5 +1,5 @@
-import { Database } from '../src/common/data/database.js';
-import { InsertIds } from '../src/common/data/insert-ids.js';
+import { Database } from '../src/common/persistence/database.js';
+import { InsertIds } from '../src/common/persistence/insert-ids.js';
 import { login } from './support/auth.js';
 import { client, dataOf, newWorkspace, startApp, type Body, type Workspace } from './support/campaign-fixtures.js';
 import { newUser } from './support/factories.js';

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { Database } from '../src/common/data/database.js';
+import { Database } from '../src/common/persistence/database.js';
 import type { CustomerImport } from '../src/modules/customer/entities/customer-import.entity.js';
 import { ImportJobs } from '../src/modules/customer/imports/import-jobs.js';
 import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';

@@ -1,6 +1,6 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../src/common/data/database.js';
+import { Database } from '../src/common/persistence/database.js';
 import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
 import { importApp, jobErrors, jobOf, upload, waitForJob } from './imports-support/imports.js';
 import { login } from './support/auth.js';

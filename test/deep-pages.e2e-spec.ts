@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { encodeCursor } from '../src/common/data/cursor.js';
+import { encodeCursor } from '../src/common/persistence/cursor.js';
 import { login } from './support/auth.js';
 import { newTenant, newUser, type TestUser } from './support/factories.js';
 import { mysqlBaseUrl } from './support/requirements.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Database } from '../src/common/data/database.js';
+import { Database } from '../src/common/persistence/database.js';
 import { login } from './support/auth.js';
 import { newUser } from './support/factories.js';
 import { newCampaignTree, planBody } from './support/marketing-factories.js';

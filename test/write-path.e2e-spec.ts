@@ -1,12 +1,12 @@
 import { DataSource, Entity, Table } from 'typeorm';
 import type { AuthContext } from '../src/common/auth/auth-context.js';
 import { loadConfig } from '../src/common/config/app-config.js';
-import { StringColumn } from '../src/common/data/columns.js';
-import { Database } from '../src/common/data/database.js';
-import { InsertIds } from '../src/common/data/insert-ids.js';
-import { SORT_KEY_LENGTH, SortKeyColumn } from '../src/common/data/sort-key.js';
-import { Tables } from '../src/common/data/tables.js';
-import { TenantOwnedEntity } from '../src/common/data/tenant-owned.entity.js';
+import { StringColumn } from '../src/common/persistence/columns.js';
+import { Database } from '../src/common/persistence/database.js';
+import { InsertIds } from '../src/common/persistence/insert-ids.js';
+import { SORT_KEY_LENGTH, SortKeyColumn } from '../src/common/persistence/sort-key.js';
+import { Tables } from '../src/common/persistence/tables.js';
+import { TenantOwnedEntity } from '../src/common/persistence/tenant-owned.entity.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { schemaColumns } from '../src/database/schema-columns.js';
 import { freshDatabaseUrl } from './support/test-database.js';

@@ -1,5 +1,5 @@
 import type { TableForeignKeyOptions, TableIndexOptions } from 'typeorm';
-import { listIndexName } from '../common/data/list-index.js';
+import { listIndexName } from '../common/persistence/list-index.js';
 
 /** A foreign key named `<table>_<column>_foreign`. */
 export const foreignKey = (

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig } from '../../src/common/config/app-config.js';
-import { Database } from '../../src/common/data/database.js';
+import { Database } from '../../src/common/persistence/database.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { GaleraCluster } from '../support/galera-cluster.js';
 

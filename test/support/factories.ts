@@ -3,12 +3,12 @@ import { DataSource } from 'typeorm';
 import { USER_MODEL_TYPE } from '../../src/common/auth/auth-user.js';
 import { PasswordHasher } from '../../src/common/auth/password-hasher.js';
 import { GUARD_NAME } from '../../src/common/auth/permissions.js';
-import { wholeSecondNow } from '../../src/common/data/columns.js';
+import { wholeSecondNow } from '../../src/common/persistence/columns.js';
 import { Role } from '../../src/modules/auth/entities/role.entity.js';
 import { User } from '../../src/modules/auth/entities/user.entity.js';
 import { tokenFor } from './auth.js';
 import type { TestApp } from './test-app.js';
-import { sortKeyOf } from '../../src/common/data/sort-key.js';
+import { sortKeyOf } from '../../src/common/persistence/sort-key.js';
 
 const unique = () => randomBytes(4).toString('hex');
 

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
+import { TenantOwnedEntity } from '../persistence/tenant-owned.entity.js';
 
 @Entity('activity_log')
 export class ActivityLog extends TenantOwnedEntity {

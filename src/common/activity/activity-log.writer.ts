@@ -1,7 +1,7 @@
 import type { AuthContext } from '../auth/auth-context.js';
 import { USER_MODEL_TYPE } from '../auth/auth-user.js';
-import { wholeSecondNow } from '../data/columns.js';
-import type { Sql, SqlValue } from '../data/database.js';
+import { wholeSecondNow } from '../persistence/columns.js';
+import type { Sql, SqlValue } from '../persistence/database.js';
 
 export type ActivityEvent = 'created' | 'updated' | 'deleted';
 export type Attributes = Record<string, unknown>;

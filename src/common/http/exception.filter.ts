@@ -1,7 +1,11 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isReferencedRowViolation, uniqueViolationField } from '../data/database-errors.js';
+import {
+  isDatabaseUnavailable,
+  isReferencedRowViolation,
+  uniqueViolationField,
+} from '../persistence/database-errors.js';
 import { IdempotentReplay } from '../idempotency/idempotency.js';
 import { ApiException, ValidationFailed } from './api-exception.js';
 

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthUser } from '../auth/auth-user.js';
-import { uniqueViolationField } from '../data/database-errors.js';
-import { Database, type Sql } from '../data/database.js';
+import { uniqueViolationField } from '../persistence/database-errors.js';
+import { Database, type Sql } from '../persistence/database.js';
 import { ApiException, ValidationFailed } from '../http/api-exception.js';
 import { envelopeMessage } from '../http/envelope.js';
 

@@ -1,16 +1,23 @@
 import type { Type } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context.js';
-import { uniqueViolationField } from '../data/database-errors.js';
+import { uniqueViolationField } from '../persistence/database-errors.js';
 import { toDate } from '../http/serialize.js';
 import { RecordNotFound, ValidationFailed } from '../http/api-exception.js';
 import { assertIfMatch } from '../http/conditional.js';
 import { Page } from '../http/page.js';
-import { containsCondition } from '../data/contains.js';
-import { keysetCondition, keysetOrder, pageOf, pageRequest, type Condition, type SortFields } from '../data/keyset.js';
+import { containsCondition } from '../persistence/contains.js';
+import {
+  keysetCondition,
+  keysetOrder,
+  pageOf,
+  pageRequest,
+  type Condition,
+  type SortFields,
+} from '../persistence/keyset.js';
 import type { ListQueryDto } from './list-query.dto.js';
-import { matching, quote, type Values } from '../data/table-gateway.js';
-import type { Tables, TenantReads, TenantTx } from '../data/tables.js';
-import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
+import { matching, quote, type Values } from '../persistence/table-gateway.js';
+import type { Tables, TenantReads, TenantTx } from '../persistence/tables.js';
+import type { TenantOwnedEntity } from '../persistence/tenant-owned.entity.js';
 
 /** What an association needs of its target resource: its table and its answers. */
 export interface AssociationTarget<T extends TenantOwnedEntity, TR> {

@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
-import type { SortFields } from '../data/keyset.js';
-import type { Values } from '../data/table-gateway.js';
-import type { TenantReads, TenantTx } from '../data/tables.js';
-import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
+import type { SortFields } from '../persistence/keyset.js';
+import type { Values } from '../persistence/table-gateway.js';
+import type { TenantReads, TenantTx } from '../persistence/tables.js';
+import type { TenantOwnedEntity } from '../persistence/tenant-owned.entity.js';
 
 /** The record a child resource lives in (`campaign_id` of a treatment group). */
 export interface ParentDefinition<E> {

@@ -1,10 +1,10 @@
 import type { AuthContext } from '../auth/auth-context.js';
-import { containsCondition } from '../data/contains.js';
-import type { SqlValue } from '../data/database.js';
-import { pageRequest, type Condition } from '../data/keyset.js';
-import { quote } from '../data/table-gateway.js';
-import type { Tables, TenantReads, TenantTx } from '../data/tables.js';
-import type { TenantOwnedEntity } from '../data/tenant-owned.entity.js';
+import { containsCondition } from '../persistence/contains.js';
+import type { SqlValue } from '../persistence/database.js';
+import { pageRequest, type Condition } from '../persistence/keyset.js';
+import { quote } from '../persistence/table-gateway.js';
+import type { Tables, TenantReads, TenantTx } from '../persistence/tables.js';
+import type { TenantOwnedEntity } from '../persistence/tenant-owned.entity.js';
 import { RecordNotFound } from '../http/api-exception.js';
 import { assertIfMatch } from '../http/conditional.js';
 import { Page } from '../http/page.js';

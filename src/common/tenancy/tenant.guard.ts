@@ -2,7 +2,7 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
 import { isSuperAdmin, type AuthUser } from '../auth/auth-user.js';
-import { Database } from '../data/database.js';
+import { Database } from '../persistence/database.js';
 import { RecordNotFound } from '../http/api-exception.js';
 
 export const TENANT_HEADER = 'x-tenant-id';

@@ -1,5 +1,5 @@
 import { TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
-import { listIndexName } from '../../common/data/list-index.js';
+import { listIndexName } from '../../common/persistence/list-index.js';
 
 /**
  * Indexes for the admin lists: every user-list sort, and the activity log's sort and filters

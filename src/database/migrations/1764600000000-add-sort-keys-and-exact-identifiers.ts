@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { listIndexName } from '../../common/data/list-index.js';
-import { SORT_KEY_LENGTH, sortKeyOf } from '../../common/data/sort-key.js';
+import { listIndexName } from '../../common/persistence/list-index.js';
+import { SORT_KEY_LENGTH, sortKeyOf } from '../../common/persistence/sort-key.js';
 
 /** Tables whose lists sort by a text column ignoring case, with the scope of their list indexes. */
 const KEYED: { table: string; source: string; scope: string[] | null }[] = [

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { wholeSecondNow } from '../../common/data/columns.js';
+import { wholeSecondNow } from '../../common/persistence/columns.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { ALL_PERMISSIONS, GUARD_NAME, ROLE_PERMISSIONS } from '../../common/auth/permissions.js';
 import { SUPER_ADMIN, USER_MODEL_TYPE } from '../../common/auth/auth-user.js';
@@ -12,7 +12,7 @@ import { Role } from '../../modules/auth/entities/role.entity.js';
 import { Tenant } from '../../modules/auth/entities/tenant.entity.js';
 import { User } from '../../modules/auth/entities/user.entity.js';
 import { withStartupLock } from '../startup-lock.js';
-import { sortKeyOf } from '../../common/data/sort-key.js';
+import { sortKeyOf } from '../../common/persistence/sort-key.js';
 
 export const DEFAULT_TENANT_NAME = 'Default';
 

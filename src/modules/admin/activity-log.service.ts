@@ -3,8 +3,8 @@ import { ActivityLog } from '../../common/activity/activity-log.entity.js';
 import type { AuthContext } from '../../common/auth/auth-context.js';
 import { isSuperAdmin } from '../../common/auth/auth-user.js';
 import { Page } from '../../common/http/page.js';
-import { pageRequest, type Condition } from '../../common/data/keyset.js';
-import { Tables } from '../../common/data/tables.js';
+import { pageRequest, type Condition } from '../../common/persistence/keyset.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { toActivityLogResponse, type ActivityLogQueryDto, type ActivityLogResponse } from './dto/activity-log.dto.js';
 
 const SORTS = { created_at: 'date' } as const;

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
 import { Page } from '../../common/http/page.js';
-import { containsCondition } from '../../common/data/contains.js';
-import { pageRequest, type Condition } from '../../common/data/keyset.js';
+import { containsCondition } from '../../common/persistence/contains.js';
+import { pageRequest, type Condition } from '../../common/persistence/keyset.js';
 import type { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
-import { Database } from '../../common/data/database.js';
-import { Tables } from '../../common/data/tables.js';
+import { Database } from '../../common/persistence/database.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { Permission } from '../auth/entities/permission.entity.js';
 import { Role } from '../auth/entities/role.entity.js';
 import type { PermissionResponse, RoleResponse } from './dto/role.response.js';

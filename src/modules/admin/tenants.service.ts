@@ -1,13 +1,13 @@
 import { assertIfMatch } from '../../common/http/conditional.js';
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
-import { sortKeyOf } from '../../common/data/sort-key.js';
+import { sortKeyOf } from '../../common/persistence/sort-key.js';
 import { DeleteConflict, RecordNotFound, ValidationFailed } from '../../common/http/api-exception.js';
 import { Page } from '../../common/http/page.js';
-import { containsCondition } from '../../common/data/contains.js';
-import type { GlobalTable } from '../../common/data/global-table.js';
-import { pageRequest, type Condition } from '../../common/data/keyset.js';
-import { Tables, type ReadableTable, type TenantTx } from '../../common/data/tables.js';
+import { containsCondition } from '../../common/persistence/contains.js';
+import type { GlobalTable } from '../../common/persistence/global-table.js';
+import { pageRequest, type Condition } from '../../common/persistence/keyset.js';
+import { Tables, type ReadableTable, type TenantTx } from '../../common/persistence/tables.js';
 import { User } from '../auth/entities/user.entity.js';
 import { AccessTokenService } from '../auth/access-token.service.js';
 import { Tenant } from '../auth/entities/tenant.entity.js';

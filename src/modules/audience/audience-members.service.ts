@@ -3,7 +3,7 @@ import type { AuthContext } from '../../common/auth/auth-context.js';
 import { RecordNotFound } from '../../common/http/api-exception.js';
 import { Page } from '../../common/http/page.js';
 import type { ListQueryDto } from '../../common/resources/list-query.dto.js';
-import { Tables, type TenantReads } from '../../common/data/tables.js';
+import { Tables, type TenantReads } from '../../common/persistence/tables.js';
 import { toCustomerResponse, type CustomerResponse } from '../customer/dto/customer.response.js';
 import { audienceSelections, narrowed, ruleSelection, type Selection } from './audience-selection.js';
 import { CustomerScans, memberPageRequest } from './customer-scan.js';

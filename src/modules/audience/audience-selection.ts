@@ -1,6 +1,6 @@
-import type { Dialect } from '../../common/data/database.js';
-import type { TenantReads } from '../../common/data/tables.js';
-import { quote } from '../../common/data/table-gateway.js';
+import type { Dialect } from '../../common/persistence/database.js';
+import type { TenantReads } from '../../common/persistence/tables.js';
+import { quote } from '../../common/persistence/table-gateway.js';
 import { AUDIENCE_RULES_TABLE, Audience, AudienceRule, CampaignAudience } from './entities/audience.entity.js';
 import { parseSegment } from './rules/condition-tree.js';
 import {

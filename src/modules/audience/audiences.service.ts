@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { refuseIfUsed } from '../../common/resources/delete-conflict.js';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import type { AudienceDto } from './dto/audience.dto.js';
 import { toAudienceResponse, toAudienceRuleResponse, type AudienceResponse } from './dto/audience.response.js';
 import { Audience, AudienceRule, CampaignAudience, SubAudience } from './entities/audience.entity.js';

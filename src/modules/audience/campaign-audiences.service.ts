@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AssociationService } from '../../common/resources/association.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
 import { AudiencesService } from './audiences.service.js';
 import { campaignsChanged } from '../marketing/campaign-selection-version.js';

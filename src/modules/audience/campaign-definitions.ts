@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { RecordNotFound } from '../../common/http/api-exception.js';
-import type { TenantReads, TenantTx } from '../../common/data/tables.js';
-import { quote } from '../../common/data/table-gateway.js';
+import type { TenantReads, TenantTx } from '../../common/persistence/tables.js';
+import { quote } from '../../common/persistence/table-gateway.js';
 import { TreatmentGroup } from '../marketing/entities/campaign-children.entity.js';
 import { campaignsChanged, SELECTION_VERSION_COLUMN } from '../marketing/campaign-selection-version.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';

@@ -1,4 +1,4 @@
-import { encodeCursor } from '../../common/data/cursor.js';
+import { encodeCursor } from '../../common/persistence/cursor.js';
 import { denseAboveFloor, idRanges, memberPageRequest } from './customer-scan.js';
 import { IdFloors } from './id-floors.js';
 import { SCAN_SLOTS, ScanSlots } from './scan-slots.js';

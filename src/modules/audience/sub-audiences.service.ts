@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
 import type { CreateSubAudienceDto, UpdateSubAudienceDto } from './dto/audience.dto.js';
 import { toSubAudienceResponse, type SubAudienceResponse } from './dto/audience.response.js';

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { wholeSecondNow } from '../../common/data/columns.js';
+import { wholeSecondNow } from '../../common/persistence/columns.js';
 import { USER_MODEL_TYPE, type AuthUser } from '../../common/auth/auth-user.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
-import { Database, type Sql } from '../../common/data/database.js';
+import { Database, type Sql } from '../../common/persistence/database.js';
 import { toDate } from '../../common/http/serialize.js';
 import { hashToken, tokenMatches } from './token-hash.js';
 import { UserAccessReader } from './user-access.reader.js';

@@ -3,7 +3,7 @@ import type { AuthContext } from '../../common/auth/auth-context.js';
 import type { AuthUser } from '../../common/auth/auth-user.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { ValidationFailed } from '../../common/http/api-exception.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { AccessTokenService } from './access-token.service.js';
 import type { LoginDto } from './dto/login.dto.js';
 import type { LoginResponse } from './dto/login.response.js';

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { wholeSecondNow } from '../../common/data/columns.js';
+import { wholeSecondNow } from '../../common/persistence/columns.js';
 import { PasswordHasher } from '../../common/auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { toDate } from '../../common/http/serialize.js';
 import { ValidationFailed } from '../../common/http/api-exception.js';
-import { Database } from '../../common/data/database.js';
-import { Tables } from '../../common/data/tables.js';
+import { Database } from '../../common/persistence/database.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { MailService } from '../mail/mail.service.js';
 import { AccessTokenService } from './access-token.service.js';
 import type { ForgotPasswordDto, ResetPasswordDto } from './dto/password-reset.dto.js';

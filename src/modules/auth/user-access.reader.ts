@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { USER_MODEL_TYPE } from '../../common/auth/auth-user.js';
-import { Database, type Sql } from '../../common/data/database.js';
+import { Database, type Sql } from '../../common/persistence/database.js';
 
 export interface UserAccess {
   roles: string[];

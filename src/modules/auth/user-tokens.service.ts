@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
 import { USER_MODEL_TYPE } from '../../common/auth/auth-user.js';
-import { Database } from '../../common/data/database.js';
+import { Database } from '../../common/persistence/database.js';
 import { RecordNotFound } from '../../common/http/api-exception.js';
 import { Page } from '../../common/http/page.js';
 import { toDate } from '../../common/http/serialize.js';
-import { keysetCondition, keysetOrder, pageOf, pageRequest, type Condition } from '../../common/data/keyset.js';
+import { keysetCondition, keysetOrder, pageOf, pageRequest, type Condition } from '../../common/persistence/keyset.js';
 import type { ListQueryDto } from '../../common/resources/list-query.dto.js';
 import { toTokenResponse, type TokenResponse, type TokenRow } from './dto/token.response.js';
 

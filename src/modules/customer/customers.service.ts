@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import type { CustomerDto } from './dto/customer.dto.js';
 import { toCustomerResponse, type CustomerResponse } from './dto/customer.response.js';
 import { Customer } from './entities/customer.entity.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailed } from '../../common/http/api-exception.js';
 import { AssociationService } from '../../common/resources/association.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { TreatmentGroup } from '../marketing/entities/campaign-children.entity.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
 import { DestinationsService } from './destinations.service.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { refuseIfUsed } from '../../common/resources/delete-conflict.js';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import type { DestinationDto } from './dto/destination.dto.js';
 import { toDestinationResponse, type DestinationResponse } from './dto/destination.response.js';
 import { CampaignDestination, Destination } from './entities/destination.entity.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
-import { scrubSecret } from '../../common/data/database-errors.js';
+import { scrubSecret } from '../../common/persistence/database-errors.js';
 import { ApiException } from '../../common/http/api-exception.js';
 import { RateLimitStatus } from '../../common/throttling/rate-limit-status.js';
 import { ColumnMetadata } from './entities/column-metadata.entity.js';

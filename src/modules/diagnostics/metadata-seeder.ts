@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { wholeSecondNow } from '../../common/data/columns.js';
+import { wholeSecondNow } from '../../common/persistence/columns.js';
 import { appTypeOf, displayNameOf } from './metadata/derive-labels.js';
 import { TABLE_DESCRIPTIONS } from './metadata/table-descriptions.js';
 import { withStartupLock } from '../../database/startup-lock.js';

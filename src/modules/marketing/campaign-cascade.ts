@@ -1,6 +1,6 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
-import type { TenantTx } from '../../common/data/tables.js';
-import type { TenantOwnedEntity } from '../../common/data/tenant-owned.entity.js';
+import type { TenantTx } from '../../common/persistence/tables.js';
+import type { TenantOwnedEntity } from '../../common/persistence/tenant-owned.entity.js';
 import type { Campaign } from './entities/campaign.entity.js';
 
 /** The tables of the records that live inside a campaign, in the order a campaign's deletion removes them. */

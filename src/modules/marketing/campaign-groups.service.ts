@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { refuseIfUsed } from '../../common/resources/delete-conflict.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import type { PlanDto } from './dto/plan.dto.js';
 import { toCampaignGroupResponse, type CampaignGroupResponse } from './dto/marketing.responses.js';
 import { CampaignGroup } from './entities/campaign-group.entity.js';

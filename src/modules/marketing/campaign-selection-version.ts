@@ -1,4 +1,4 @@
-import type { TenantTx } from '../../common/data/tables.js';
+import type { TenantTx } from '../../common/persistence/tables.js';
 import { Campaign } from './entities/campaign.entity.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AssociationService } from '../../common/resources/association.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import type { ValidationRuleResponse } from '../validation/dto/validation-rule.response.js';
 import type { ValidationRule } from '../validation/entities/validation-rule.entity.js';
 import { ValidationRulesService } from '../validation/validation-rules.service.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { CampaignCascade } from './campaign-cascade.js';
 import type { CampaignDto } from './dto/campaign.dto.js';
 import { toCampaignResponse, type CampaignResponse } from './dto/marketing.responses.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { decimal, optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import { ValidationRule } from '../validation/entities/validation-rule.entity.js';
 import type { CustomerGoalDto } from './dto/campaign-children.dto.js';
 import { toCustomerGoalResponse, type CustomerGoalResponse } from './dto/marketing.responses.js';

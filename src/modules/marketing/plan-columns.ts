@@ -1,5 +1,5 @@
 import { dateValue, decimal, optional } from '../../common/resources/dto-values.js';
-import type { Values } from '../../common/data/table-gateway.js';
+import type { Values } from '../../common/persistence/table-gateway.js';
 import type { CampaignDto } from './dto/campaign.dto.js';
 import type { PlanDto } from './dto/plan.dto.js';
 import type { PlanEntity } from './entities/plan.entity.js';

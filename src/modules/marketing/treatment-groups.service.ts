@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ValidationFailed } from '../../common/http/api-exception.js';
 import { decimal } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import type { TreatmentGroupDto } from './dto/campaign-children.dto.js';
 import { toTreatmentGroupResponse, type TreatmentGroupResponse } from './dto/marketing.responses.js';
 import { TreatmentGroup } from './entities/campaign-children.entity.js';

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
-import { scrubSecret } from '../../common/data/database-errors.js';
+import { scrubSecret } from '../../common/persistence/database-errors.js';
 import { ApiException } from '../../common/http/api-exception.js';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { Tables } from '../../common/data/tables.js';
+import { Tables } from '../../common/persistence/tables.js';
 import type { ValidationRuleDto } from './dto/validation-rule.dto.js';
 import { toValidationRuleResponse, type ValidationRuleResponse } from './dto/validation-rule.response.js';
 import { ValidationRule } from './entities/validation-rule.entity.js';

@@ -1,8 +1,14 @@
 import { Entity } from 'typeorm';
-import { ForeignIdColumn, IdColumn, StringColumn, TextColumn, Timestamped } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
+import {
+  ForeignIdColumn,
+  IdColumn,
+  StringColumn,
+  TextColumn,
+  Timestamped,
+} from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
 import { DEFAULT_MATCH, type MatchMode } from '../rules/rule-grammar.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
 @Entity('audiences')
 export class Audience extends TenantOwnedEntity {

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { TimestampColumn } from '../../../common/data/columns.js';
+import { TimestampColumn } from '../../../common/persistence/columns.js';
 
 /** At most one pending reset per e-mail; `token` is the SHA-256 (hex) of the token mailed to the user. */
 @Entity('password_reset_tokens')

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { ForeignIdColumn, IdColumn, Timestamped, TimestampColumn } from '../../../common/data/columns.js';
+import { ForeignIdColumn, IdColumn, Timestamped, TimestampColumn } from '../../../common/persistence/columns.js';
 
 /** One row per login (device). The JWT's `jti` names the row; the row keeps only a hash of the JWT. */
 @Entity('personal_access_tokens')

@@ -1,7 +1,7 @@
 import { Column, Entity, JoinTable, ManyToMany, type Relation } from 'typeorm';
-import { IdColumn, Timestamped } from '../../../common/data/columns.js';
+import { IdColumn, Timestamped } from '../../../common/persistence/columns.js';
 import { Permission } from './permission.entity.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
 @Entity('roles')
 export class Role extends Timestamped {

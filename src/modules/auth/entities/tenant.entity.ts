@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../../common/data/columns.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { IdColumn, Timestamped } from '../../../common/persistence/columns.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
 @Entity('tenants')
 export class Tenant extends Timestamped {

@@ -1,8 +1,8 @@
 import { Column, Entity } from 'typeorm';
-import { TimestampColumn } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
-import { VersionCounterColumn } from '../../../common/data/version-counter.js';
+import { TimestampColumn } from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
+import { VersionCounterColumn } from '../../../common/persistence/version-counter.js';
 
 @Entity('users')
 export class User extends TenantOwnedEntity {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { Page } from '../../../common/http/page.js';
-import { Tables } from '../../../common/data/tables.js';
-import type { UpsertOutcome, UpsertRow } from '../../../common/data/upsert-plan.js';
+import { Tables } from '../../../common/persistence/tables.js';
+import type { UpsertOutcome, UpsertRow } from '../../../common/persistence/upsert-plan.js';
 import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
 import { Customer } from '../entities/customer.entity.js';
 import { checkCustomerItem } from './customer-input.js';

@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { ForeignIdColumn, StringColumn, TextColumn, TimestampColumn } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
+import { ForeignIdColumn, StringColumn, TextColumn, TimestampColumn } from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
-import type { SqlValue } from '../../../common/data/database.js';
-import { containsCondition } from '../../../common/data/contains.js';
-import type { Condition } from '../../../common/data/keyset.js';
-import { listIndexName } from '../../../common/data/list-index.js';
-import { Tables } from '../../../common/data/tables.js';
+import type { SqlValue } from '../../../common/persistence/database.js';
+import { containsCondition } from '../../../common/persistence/contains.js';
+import type { Condition } from '../../../common/persistence/keyset.js';
+import { listIndexName } from '../../../common/persistence/list-index.js';
+import { Tables } from '../../../common/persistence/tables.js';
 import { CUSTOMER_FIELDS } from '../bulk/customer-input.js';
 import type { CustomerExportQueryDto } from '../dto/customer-export.dto.js';
 import { toCustomerResponse } from '../dto/customer.response.js';

@@ -6,13 +6,13 @@ import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
-import { Database } from '../../../common/data/database.js';
+import { Database } from '../../../common/persistence/database.js';
 import { ApiException, RecordNotFound } from '../../../common/http/api-exception.js';
 import { Page } from '../../../common/http/page.js';
-import { pageRequest } from '../../../common/data/keyset.js';
+import { pageRequest } from '../../../common/persistence/keyset.js';
 import type { ListQueryDto } from '../../../common/resources/list-query.dto.js';
-import { quote } from '../../../common/data/table-gateway.js';
-import { Tables } from '../../../common/data/tables.js';
+import { quote } from '../../../common/persistence/table-gateway.js';
+import { Tables } from '../../../common/persistence/tables.js';
 import {
   toCustomerImportErrorResponse,
   toCustomerImportResponse,

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { recordActivity } from '../../../common/activity/activity-log.writer.js';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
-import { wholeSecondNow } from '../../../common/data/columns.js';
-import { scrubSecret } from '../../../common/data/database-errors.js';
-import { Database, type Sql, type SqlValue } from '../../../common/data/database.js';
-import { Tables } from '../../../common/data/tables.js';
+import { wholeSecondNow } from '../../../common/persistence/columns.js';
+import { scrubSecret } from '../../../common/persistence/database-errors.js';
+import { Database, type Sql, type SqlValue } from '../../../common/persistence/database.js';
+import { Tables } from '../../../common/persistence/tables.js';
 import { CustomerImport, FINISHED_STATUSES, type ImportStatus } from '../entities/customer-import.entity.js';
 
 export const QUEUE_NAME = 'customer-imports';

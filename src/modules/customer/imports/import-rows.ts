@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../../../common/http/api-exception.js';
 import { checkCustomerItem } from '../bulk/customer-input.js';
-import { duplicateValue, UNKNOWN_ID, type UpsertRow } from '../../../common/data/upsert-plan.js';
+import { duplicateValue, UNKNOWN_ID, type UpsertRow } from '../../../common/persistence/upsert-plan.js';
 import type { Customer } from '../entities/customer.entity.js';
 import type { CsvRow } from './csv-rows.js';
 import type { ImportColumn } from './import-file.js';

@@ -1,7 +1,7 @@
 import { Column, Entity } from 'typeorm';
-import { ForeignIdColumn, StringColumn, TextColumn } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { ForeignIdColumn, StringColumn, TextColumn } from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
 @Entity('destinations')
 export class Destination extends TenantOwnedEntity {

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../../common/data/columns.js';
+import { IdColumn, Timestamped } from '../../../common/persistence/columns.js';
 
 @Entity('column_metadata')
 export class ColumnMetadata extends Timestamped {

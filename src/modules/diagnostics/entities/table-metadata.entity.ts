@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../../common/data/columns.js';
+import { IdColumn, Timestamped } from '../../../common/persistence/columns.js';
 
 @Entity('table_metadata')
 export class TableMetadata extends Timestamped {

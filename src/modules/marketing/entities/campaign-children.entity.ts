@@ -1,7 +1,7 @@
 import { Entity } from 'typeorm';
-import { DecimalColumn, ForeignIdColumn, StringColumn, TextColumn } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { DecimalColumn, ForeignIdColumn, StringColumn, TextColumn } from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
 /** Base of the records that live inside one campaign. */
 export abstract class CampaignChild extends TenantOwnedEntity {

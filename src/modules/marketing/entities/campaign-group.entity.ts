@@ -1,5 +1,5 @@
 import { Entity } from 'typeorm';
-import { ForeignIdColumn } from '../../../common/data/columns.js';
+import { ForeignIdColumn } from '../../../common/persistence/columns.js';
 import { PlanEntity } from './plan.entity.js';
 
 @Entity('campaign_groups')

@@ -1,6 +1,6 @@
 import { Entity } from 'typeorm';
-import { ForeignIdColumn, TextColumn } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
+import { ForeignIdColumn, TextColumn } from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
 
 @Entity('campaign_validation_rules')
 export class CampaignValidationRule extends TenantOwnedEntity {

@@ -1,6 +1,6 @@
 import { Entity } from 'typeorm';
-import { ForeignIdColumn, TextColumn } from '../../../common/data/columns.js';
-import { VersionCounterColumn } from '../../../common/data/version-counter.js';
+import { ForeignIdColumn, TextColumn } from '../../../common/persistence/columns.js';
+import { VersionCounterColumn } from '../../../common/persistence/version-counter.js';
 import { PlanEntity } from './plan.entity.js';
 
 @Entity('campaigns')

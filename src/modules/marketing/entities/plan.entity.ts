@@ -1,7 +1,7 @@
 import { Column } from 'typeorm';
-import { DecimalColumn, StringColumn, TextColumn } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { DecimalColumn, StringColumn, TextColumn } from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
 export const PLAN_STATUSES = ['draft', 'active', 'inactive'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];

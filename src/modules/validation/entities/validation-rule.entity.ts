@@ -1,7 +1,7 @@
 import { Column, DeleteDateColumn, Entity } from 'typeorm';
-import { StringColumn, TextColumn } from '../../../common/data/columns.js';
-import { TenantOwnedEntity } from '../../../common/data/tenant-owned.entity.js';
-import { SortKeyColumn } from '../../../common/data/sort-key.js';
+import { StringColumn, TextColumn } from '../../../common/persistence/columns.js';
+import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
+import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
 /** Soft-deleted: a deleted rule vanishes from every read (the tenant-scoped table adds `deleted_at IS NULL`). */
 @Entity('validation_rules')

@@ -1,4 +1,10 @@
-import { recordActivities, type ActivityEntry, type ActivityEvent, type Actor, type Attributes } from '../activity/activity-log.writer.js';
+import {
+  recordActivities,
+  type ActivityEntry,
+  type ActivityEvent,
+  type Actor,
+  type Attributes,
+} from '../activity/activity-log.writer.js';
 import type { Sql } from './database.js';
 
 /** One change of one record, as the table that made it saw it. */

@@ -20,7 +20,17 @@ export const CHANGE_RECORDERS = Symbol('CHANGE_RECORDERS');
 /** A table as a read sees it: the same gateway, without its write verbs. */
 export type ReadableTable<E extends { id: number }> = Pick<
   TableGateway<E>,
-  'spec' | 'dialect' | 'scope' | 'findById' | 'findMany' | 'findWhere' | 'count' | 'exists' | 'sum' | 'page' | 'keyHolders'
+  | 'spec'
+  | 'dialect'
+  | 'scope'
+  | 'findById'
+  | 'findMany'
+  | 'findWhere'
+  | 'count'
+  | 'exists'
+  | 'sum'
+  | 'page'
+  | 'keyHolders'
 >;
 
 /** One tenant's data as a read sees it (through the pool, or inside a write's transaction). */

@@ -36,7 +36,11 @@ export interface UpsertPlan {
  * the later of two rows with one key, or aimed at the same row, fails on that key (or on `id`); a
  * row naming an `id` whose key another row holds fails on the key.
  */
-export function planUpserts<E>(rows: readonly UpsertRow<E>[], key: string, holders: ReadonlyMap<string, KeyHolder>): UpsertPlan {
+export function planUpserts<E>(
+  rows: readonly UpsertRow<E>[],
+  key: string,
+  holders: ReadonlyMap<string, KeyHolder>,
+): UpsertPlan {
   const outcomes: (UpsertOutcome | undefined)[] = new Array(rows.length).fill(undefined);
   const target: (number | undefined)[] = new Array(rows.length).fill(undefined);
   const fail = (i: number, field: string, message: string) =>
@@ -54,7 +58,8 @@ export function planUpserts<E>(rows: readonly UpsertRow<E>[], key: string, holde
     if (row.id !== undefined && holder && holder.id !== row.id) return fail(i, key, alreadyTaken(key));
     const id = row.id ?? holder?.id;
     if (id === undefined) return;
-    if (claimedBy.has(id)) return row.id !== undefined ? fail(i, 'id', duplicateValue('id')) : fail(i, key, duplicateValue(key));
+    if (claimedBy.has(id))
+      return row.id !== undefined ? fail(i, 'id', duplicateValue('id')) : fail(i, key, duplicateValue(key));
     claimedBy.set(id, i);
     target[i] = id;
   });

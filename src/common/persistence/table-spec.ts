@@ -101,7 +101,8 @@ export class TableSpec<E extends ObjectLiteral> {
 
   /** Sets, in `row` itself, the key of every keyed column it has. */
   fillSortKeys<V extends Record<string, unknown>>(row: V): V {
-    for (const [source, key] of this.sortKeys) if (source in row) (row as Record<string, unknown>)[key] = sortKeyOf(row[source]);
+    for (const [source, key] of this.sortKeys)
+      if (source in row) (row as Record<string, unknown>)[key] = sortKeyOf(row[source]);
     return row;
   }
 

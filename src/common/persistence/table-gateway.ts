@@ -190,7 +190,11 @@ export abstract class TableGateway<E extends { id: number }> {
    * exactly); with `byDatabase` (or when a found key matches none of `keys` that way), the
    * database pairs them itself, by its own comparison.
    */
-  async keyHolders(column: keyof E & string, keys: readonly string[], byDatabase = false): Promise<Map<string, KeyHolder>> {
+  async keyHolders(
+    column: keyof E & string,
+    keys: readonly string[],
+    byDatabase = false,
+  ): Promise<Map<string, KeyHolder>> {
     this.assertColumn(column);
     const holders = new Map<string, KeyHolder>();
     if (keys.length === 0) return holders;
@@ -207,7 +211,12 @@ export abstract class TableGateway<E extends { id: number }> {
         return holders;
       }
     }
-    const v = valuesTable(this.dialect, ['k'], [...new Set(keys)].map((key) => [key]), 'v');
+    const v = valuesTable(
+      this.dialect,
+      ['k'],
+      [...new Set(keys)].map((key) => [key]),
+      'v',
+    );
     const found = await this.sql.query<{ k: string; id: number | string; stored: string }>(
       `SELECT v.k AS k, c.id AS id, c.${quote(column)} AS stored
          FROM ${v.sql} JOIN ${this.t} c ON ${scope.sql} AND c.${quote(column)} = v.k`,
@@ -324,9 +333,9 @@ export abstract class TableGateway<E extends { id: number }> {
   ): Promise<UpsertOutcome[]> {
     this.writes();
     const { key } = options;
-    const keys = rows.map((row) => row.values[key]).filter((value): value is string & E[keyof E & string] =>
-      typeof value === 'string',
-    );
+    const keys = rows
+      .map((row) => row.values[key])
+      .filter((value): value is string & E[keyof E & string] => typeof value === 'string');
     // A second attempt lost a race the first lookup may have misread: the database pairs the keys.
     const holders = await this.keyHolders(key, keys as string[], options.attempt > 1);
     const plan = planUpserts(rows, key, holders);
