@@ -13237,8 +13237,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description ETag(s) of a copy the client holds: 304 without a body while the record still has one of them. */
-                "If-None-Match"?: string;
                 /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
                 "Idempotency-Key"?: string;
                 /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
@@ -13255,8 +13253,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Tag of the record as answered; changes whenever the record (or what it embeds) changes. */
-                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
@@ -13275,21 +13271,6 @@ export interface operations {
                         message: string;
                     };
                 };
-            };
-            /** @description Not Modified: the copy the client holds is current */
-            304: {
-                headers: {
-                    /** @description Tag of the record as answered; changes whenever the record (or what it embeds) changes. */
-                    ETag?: string;
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Missing, invalid, expired or revoked token */
             401: {
@@ -13353,6 +13334,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -15888,6 +15885,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -59,7 +59,7 @@ export async function createApp(
   });
   fastify.addHook('preSerialization', envelope);
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.idempotency) return done(null, notModified(reply, payload));
+    if (!request.auth?.idempotency) return done(null, notModified(reply, payload));
     void settleIdempotency(request, reply, payload).then((settled) => done(null, settled));
   });
 

@@ -255,6 +255,28 @@ describe('route inventory', () => {
     }
   });
 
+  it('claims an Idempotency-Key on exactly the routes whose operation documents it (IdempotentReplays)', async () => {
+    const admin = await login(t);
+    const doc = buildOpenApiDocument(t.app) as unknown as {
+      paths: Record<string, Record<string, { parameters?: { name: string }[] }>>;
+    };
+    const posts = all.filter((r) => r.method === 'post');
+    const documented = (r: Route) =>
+      (doc.paths[r.template].post.parameters ?? []).some((p) => p.name === 'Idempotency-Key');
+    expect(posts.filter((r) => !r.isPublic).every(documented)).toBe(true);
+    for (const route of posts) {
+      // A key of 256 characters is refused by the claim, before anything else reads the request.
+      const req = t.http.post(route.path).set('Authorization', admin).set('Idempotency-Key', 'k'.repeat(256));
+      const res = route.template.endsWith('/imports')
+        ? await req.set('Content-Type', 'text/csv').send('external_id\n')
+        : await req.send({});
+      expect({ route: route.template, claimed: res.body?.errors?.['Idempotency-Key'] !== undefined }).toEqual({
+        route: route.template,
+        claimed: documented(route),
+      });
+    }
+  });
+
   it('answers 403 to a viewer on every route that needs a permission a viewer lacks', async () => {
     const viewer = await newUser(t, await login(t), ['viewer']);
     const guarded = all.filter((r) => r.permission && !ROLE_PERMISSIONS.viewer.includes(r.permission));

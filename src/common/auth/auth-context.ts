@@ -27,13 +27,6 @@ export class MissingTenantContext extends Error {
   }
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the tenant guard on every authenticated request. */
-    auth?: AuthContext;
-  }
-}
-
 /** `@Auth() auth: AuthContext`: the caller and tenant of an authenticated route. */
 export const Auth = createParamDecorator((_data: unknown, context: ExecutionContext): AuthContext => {
   const auth = context.switchToHttp().getRequest<{ auth?: AuthContext }>().auth;

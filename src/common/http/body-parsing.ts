@@ -8,20 +8,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of arrays and objects a JSON body may have (the deepest body the API takes has 3). */
 export const MAX_BODY_DEPTH = 32;
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** A body that could not be accepted; raised once the route is known (see BodyErrorGuard). */
-    bodyError?: ApiException;
-  }
-  interface FastifyContextConfig {
-    /**
-     * The one media type a route takes as a stream (see StreamedBody): its body is handed to the
-     * handler unread, as the request's `body`, and any other content type is a 415.
-     */
-    streamedBody?: string;
-  }
-}
-
 /**
  * A route whose body is read by the handler as a stream of `mediaType` (uploads), not parsed as JSON.
  */

@@ -1,22 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { etagOfJson, noneMatchHolds } from './conditional.js';
 import { Page } from './page.js';
-import { RouteSettings } from './route-config.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The `message` of the route's success envelope (see ResponseMessage). */
-    responseMessage?: string;
-    /** The answer (one record) carries an ETag; a GET honours If-None-Match (see Conditional). */
-    etag?: boolean;
-  }
-}
-
-/** The `message` of a route's success envelope; without it a default by verb is used. */
-export const ResponseMessage = (message: string) => RouteSettings({ responseMessage: message });
-
-/** The answer carries an ETag of its record; on a GET, If-None-Match answers 304 when it still holds. */
-export const Conditional = () => RouteSettings({ etag: true });
 
 const DEFAULT_MESSAGES: Record<string, string> = {
   GET: 'Retrieved successfully.',

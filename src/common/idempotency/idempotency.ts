@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthUser } from '../auth/auth-user.js';
 import { uniqueViolationField } from '../persistence/database-errors.js';
 import { Database, type Sql } from '../persistence/database.js';
 import { ApiException, ValidationFailed } from '../http/api-exception.js';
@@ -20,13 +19,6 @@ const SWEEP_ONE_IN = 100;
 
 /** 1 to 255 printable ASCII characters (Node has already trimmed surrounding spaces). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The claim of this request's Idempotency-Key (authenticated POSTs that send one). */
-    idempotency?: IdempotencyClaim;
-  }
-}
 
 /** Answers a repeat with the first request's stored answer (the exception filter sends it as is). */
 export class IdempotentReplay extends ApiException {
@@ -95,6 +87,7 @@ export class IdempotencyClaim {
   private renewal?: NodeJS.Timeout;
   /** The answer `complete` stored inside the write's transaction. */
   private storedInTransaction = false;
+  private finished = false;
 
   constructor(
     private readonly db: Database,
@@ -125,6 +118,8 @@ export class IdempotencyClaim {
 
   /** The answer is going out: keep a success (unless stored already), release the key otherwise. */
   async finish(statusCode: number, payload: unknown): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
     clearInterval(this.renewal);
     if (statusCode >= 200 && statusCode < 300 && typeof payload === 'string') {
       if (this.storedInTransaction) return;
@@ -160,31 +155,29 @@ const conflictingRequest = () =>
     'This Idempotency-Key was already used with a different request (method, path or body).',
   );
 
-/** Nest's metadata key of @HttpCode (the status of the route's success answer). */
-const HTTP_CODE_METADATA = '__httpCode__';
-
 /**
  * `Idempotency-Key` on authenticated POSTs (Stripe's model): the first request with a key claims
  * it by inserting a row (the unique index decides between racing requests, on every instance);
  * a repeat with the same request replays the stored answer, a different request with the key is
- * a 422, and a repeat while the first still runs is a 409. Runs after the tenant guard; without
- * the header it costs one property lookup.
+ * a 422, and a repeat while the first still runs is a 409. Only on routes that declare
+ * IdempotentReplays; runs after the tenant guard; without the header it costs one property lookup.
  */
 @Injectable()
 export class IdempotencyGuard implements CanActivate {
   constructor(private readonly db: Database) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthUser }>();
-    if (request.method !== 'POST') return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const { config } = request.routeOptions;
+    if (!config.idempotent) return true;
     const header = request.headers[IDEMPOTENCY_HEADER];
-    if (header === undefined || !request.user || !request.auth) return true;
+    const auth = request.auth;
+    if (header === undefined || !auth) return true;
     const key = parseIdempotencyKey(header);
-    const scope = `${request.user.id}:${request.auth.tenantId}`;
-    const status = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
-    const claim = await this.claim(scope, key, requestFingerprint(request), status, envelopeMessage(request));
-    request.idempotency = claim;
-    request.auth.idempotency = claim;
+    const scope = `${auth.user.id}:${auth.tenantId}`;
+    // A POST's success status is 201 unless the route declares another (SuccessStatus).
+    const status = config.successStatus ?? 201;
+    auth.idempotency = await this.claim(scope, key, requestFingerprint(request), status, envelopeMessage(request));
     return true;
   }
 
@@ -271,9 +264,8 @@ export async function settleIdempotency(
   reply: FastifyReply,
   payload: unknown,
 ): Promise<unknown> {
-  const claim = request.idempotency;
+  const claim = request.auth?.idempotency;
   if (!claim) return payload;
-  request.idempotency = undefined;
   try {
     await claim.finish(reply.statusCode, payload);
   } catch (error) {

@@ -3,15 +3,6 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The caller, once authenticated (see the auth guard); logged with each request. */
-    user?: { id: number; tenant_id: number };
-    /** The tenant the request acts in (see the tenant guard). */
-    tenantId?: number;
-  }
-}
-
 /**
  * JSON lines on stdout (or `destination`). Request lines carry `reqId`: fastify binds it on each
  * request's logger. Written asynchronously: lines that arrive while a write is in progress go out
@@ -32,7 +23,7 @@ export class RequestLog extends LogController {
   requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
     const line = {
-      tenant_id: request.tenantId ?? request.user?.tenant_id,
+      tenant_id: request.auth?.tenantId ?? request.user?.tenant_id,
       user_id: request.user?.id,
       method: request.method,
       url: request.url,

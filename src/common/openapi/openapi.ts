@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { PUBLIC_EXTENSION } from '../auth/public.decorator.js';
 import { AUTH_RATE_LIMITED_EXTENSION } from '../throttling/auth-rate-limit.js';
+import { CONDITIONAL_EXTENSION, IDEMPOTENT_EXTENSION, type ConditionalKind } from '../http/route-behaviour.js';
 import { ErrorBodyDto, ValidationErrorBodyDto } from './common-responses.js';
 
 type Operation = {
@@ -16,9 +17,15 @@ type Operation = {
   security?: unknown[];
   [PUBLIC_EXTENSION]?: boolean;
   [AUTH_RATE_LIMITED_EXTENSION]?: boolean;
+  [CONDITIONAL_EXTENSION]?: ConditionalKind;
+  [IDEMPOTENT_EXTENSION]?: boolean;
 };
 
 const errorRef = { $ref: '#/components/schemas/ErrorBodyDto' };
+const invalidInput = () => ({
+  description: 'Invalid input',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrorBodyDto' } } },
+});
 /** Every error answer carries it (API-CONVENTIONS §5). */
 const CACHE_CONTROL = { schema: { type: 'string', example: 'no-cache, private' } };
 const error = (description: string, example?: string) => ({
@@ -78,26 +85,26 @@ export function addCommonResponses(document: OpenAPIObject): OpenAPIObject {
       const add = (status: string, value: unknown) => (op.responses[status] ??= value);
       const isPublic = op[PUBLIC_EXTENSION] === true;
       const authLimited = op[AUTH_RATE_LIMITED_EXTENSION] === true;
+      const conditional = op[CONDITIONAL_EXTENSION];
+      const idempotent = op[IDEMPOTENT_EXTENSION] === true;
       delete op[PUBLIC_EXTENSION];
       delete op[AUTH_RATE_LIMITED_EXTENSION];
+      delete op[CONDITIONAL_EXTENSION];
+      delete op[IDEMPOTENT_EXTENSION];
+      if (conditional) addConditional(op, conditional);
+      if (idempotent) addIdempotency(op);
       // Public on purpose: an empty requirement overrides any default (redocly security-defined).
       if (isPublic) op.security = [];
       if (!isPublic) {
         op.security = [{ bearer: [] }];
         add('401', error('Missing, invalid, expired or revoked token', 'Unauthenticated.'));
-        if (method === 'post') addIdempotency(op);
       }
       if (op.requestBody) {
         add('400', error('Malformed JSON body'));
         add('413', error('Body larger than 1 MiB'));
         add('415', error('Body sent with a content type other than JSON'));
       }
-      if (op.requestBody || op.parameters?.some((p) => p.in === 'query')) {
-        add('422', {
-          description: 'Invalid input',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrorBodyDto' } } },
-        });
-      }
+      if (op.requestBody || op.parameters?.some((p) => p.in === 'query')) add('422', invalidInput());
       if (op.parameters?.some((p) => p.in === 'path')) add('404', error('Unknown record, or one of another tenant'));
       if (!isPublic) {
         (op.parameters ??= []).push(TENANT_PARAMETER);
@@ -149,6 +156,40 @@ const TENANT_PARAMETER = {
   schema: { type: 'integer', minimum: 1 },
 };
 
+const ETAG_HEADER = {
+  ETag: {
+    description: 'Tag of the record as answered; changes whenever the record (or what it embeds) changes.',
+    schema: { type: 'string' },
+  },
+};
+
+/** Conditional requests of a route (ConditionalRead / ConditionalUpdate / ConditionalDelete). */
+function addConditional(op: Operation, kind: ConditionalKind): void {
+  const success = op.responses['200'] as { headers?: Record<string, unknown> } | undefined;
+  if (kind !== 'delete' && success) success.headers = { ...success.headers, ...ETAG_HEADER };
+  if (kind === 'read') {
+    (op.parameters ??= []).push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'ETag(s) of a copy the client holds: 304 without a body while the record still has one of them.',
+      schema: { type: 'string' },
+    } as Parameter);
+    op.responses['304'] ??= { description: 'Not Modified: the copy the client holds is current', headers: ETAG_HEADER };
+    return;
+  }
+  (op.parameters ??= []).push({
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: `ETag of the record as the client last read it: ${kind === 'update' ? 'updated' : 'deleted'} only while the record still has it (412 otherwise).`,
+    schema: { type: 'string' },
+  } as Parameter);
+  op.responses['412'] ??= error('Precondition Failed: the record changed since the client read it (If-Match)');
+}
+
+type Parameter = Operation['parameters'] extends (infer P)[] | undefined ? P : never;
+
 /** Idempotency-Key on an authenticated POST (Stripe's model, see IdempotencyGuard). */
 function addIdempotency(op: Operation): void {
   (op.parameters ??= []).push({
@@ -169,6 +210,7 @@ function addIdempotency(op: Operation): void {
     }
   }
   op.responses['409'] ??= error('A request with the same Idempotency-Key is still being processed');
+  op.responses['422'] ??= invalidInput();
 }
 
 /** Recursively sorts object keys so the checked-in document is stable from run to run. */

@@ -14,14 +14,16 @@ const ifMatchOf = (request: FastifyRequest): string | undefined => {
 
 /**
  * Puts the caller's AuthContext on the request: their tenant, or the one a super-admin names
- * with X-Tenant-ID (for everyone else the header is ignored). Runs last among the guards.
+ * with X-Tenant-ID (for everyone else the header is ignored), with the If-Match of a route that
+ * declares conditional writes. Runs after authentication, the rate limit, access and body errors,
+ * before the Idempotency-Key claim (CommonModule registers the guards in that order).
  */
 @Injectable()
 export class TenantGuard implements CanActivate {
   constructor(private readonly db: Database) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthUser }>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const user = request.user;
     if (!user) return true;
     const header = request.headers[TENANT_HEADER];
@@ -31,10 +33,9 @@ export class TenantGuard implements CanActivate {
       tenantId: chosen ? await this.chosenTenant(user, header) : user.tenant_id,
       tenantChosen: chosen,
       requestId: request.id,
-      ifMatch: request.method === 'PUT' || request.method === 'DELETE' ? ifMatchOf(request) : undefined,
+      ifMatch: request.routeOptions.config.ifMatch ? ifMatchOf(request) : undefined,
     };
     request.auth = auth;
-    request.tenantId = auth.tenantId;
     return true;
   }
 

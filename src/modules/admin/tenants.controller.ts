@@ -5,15 +5,17 @@ import { RequirePermission } from '../../common/auth/require-permission.decorato
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
-import {
-  DeletePreconditions,
-  ETAG_HEADERS,
-  ReadPreconditions,
-  UpdatePreconditions,
-} from '../../common/openapi/route-docs.js';
+
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { TenantDto, TenantListQueryDto, TenantResponse } from './dto/tenant.dto.js';
 import { TenantsService } from './tenants.service.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Admin: tenants')
 @Controller('admin/tenants')
@@ -32,6 +34,8 @@ export class TenantsController {
   @RequirePermission('tenants.manage')
   @ApiOperation({ summary: 'Create a tenant (super-admin)' })
   @ApiEnvelope(TenantResponse, { status: 201 })
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createTenant(@Auth() auth: AuthContext, @Body() dto: TenantDto): Promise<TenantResponse> {
     return this.tenants.create(auth, dto);
   }
@@ -40,8 +44,8 @@ export class TenantsController {
   @RequirePermission('tenants.view')
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Read a tenant (super-admin)' })
-  @ApiEnvelope(TenantResponse, { headers: ETAG_HEADERS })
-  @ReadPreconditions()
+  @ApiEnvelope(TenantResponse)
+  @ConditionalRead()
   getTenant(@Auth() auth: AuthContext, @IdParam('tenant_id') id: number): Promise<TenantResponse> {
     return this.tenants.get(auth, id);
   }
@@ -50,8 +54,8 @@ export class TenantsController {
   @RequirePermission('tenants.manage')
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Update a tenant (deactivating locks its users out)' })
-  @ApiEnvelope(TenantResponse, { headers: ETAG_HEADERS })
-  @UpdatePreconditions()
+  @ApiEnvelope(TenantResponse)
+  @ConditionalUpdate()
   @ApiResponse({ status: 409, description: 'The caller tried to deactivate their own tenant', type: ErrorBodyDto })
   updateTenant(
     @Auth() auth: AuthContext,
@@ -66,7 +70,7 @@ export class TenantsController {
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Delete a tenant (409 while it has users)' })
   @ApiEnvelope(null)
-  @DeletePreconditions()
+  @ConditionalDelete()
   deleteTenant(@Auth() auth: AuthContext, @IdParam('tenant_id') id: number): Promise<null> {
     return this.tenants.delete(auth, id);
   }

@@ -5,16 +5,18 @@ import { RequirePermission } from '../../common/auth/require-permission.decorato
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
-import {
-  DeletePreconditions,
-  ETAG_HEADERS,
-  ReadPreconditions,
-  UpdatePreconditions,
-} from '../../common/openapi/route-docs.js';
+
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { CreateUserDto, UpdateUserDto, UserListQueryDto } from './dto/user.dto.js';
 import { UserResponse } from '../auth/dto/user.response.js';
 import { UsersService } from './users.service.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Admin: users')
 @Controller('admin/users')
@@ -33,6 +35,8 @@ export class UsersController {
   @RequirePermission('users.manage')
   @ApiOperation({ summary: 'Create a user in the tenant' })
   @ApiEnvelope(UserResponse, { status: 201 })
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createUser(@Auth() auth: AuthContext, @Body() dto: CreateUserDto): Promise<UserResponse> {
     return this.users.create(auth, dto);
   }
@@ -41,8 +45,8 @@ export class UsersController {
   @RequirePermission('users.view')
   @ApiIdParam('user_id')
   @ApiOperation({ summary: 'Read a user' })
-  @ApiEnvelope(UserResponse, { headers: ETAG_HEADERS })
-  @ReadPreconditions()
+  @ApiEnvelope(UserResponse)
+  @ConditionalRead()
   getUser(@Auth() auth: AuthContext, @IdParam('user_id') id: number): Promise<UserResponse> {
     return this.users.get(auth, id);
   }
@@ -51,8 +55,8 @@ export class UsersController {
   @RequirePermission('users.manage')
   @ApiIdParam('user_id')
   @ApiOperation({ summary: 'Update a user (deactivating revokes their tokens; own account: 409)' })
-  @ApiEnvelope(UserResponse, { headers: ETAG_HEADERS })
-  @UpdatePreconditions()
+  @ApiEnvelope(UserResponse)
+  @ConditionalUpdate()
   @ApiResponse({ status: 409, description: 'The caller tried to deactivate their own account', type: ErrorBodyDto })
   updateUser(
     @Auth() auth: AuthContext,
@@ -67,7 +71,7 @@ export class UsersController {
   @ApiIdParam('user_id')
   @ApiOperation({ summary: 'Delete a user (own account: 409)' })
   @ApiEnvelope(null)
-  @DeletePreconditions()
+  @ConditionalDelete()
   deleteUser(@Auth() auth: AuthContext, @IdParam('user_id') id: number): Promise<null> {
     return this.users.delete(auth, id);
   }

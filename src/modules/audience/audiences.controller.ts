@@ -1,8 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.js';
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ApiCreate, ApiDelete, ApiList, ApiRead, ApiUpdate } from '../../common/openapi/route-docs.js';
@@ -14,6 +13,14 @@ import { AudiencesService } from './audiences.service.js';
 import { AudienceDto, AudienceSelectionDto } from './dto/audience.dto.js';
 import { AudienceResponse } from './dto/audience.response.js';
 import { AudienceCountResponse, AudiencePreviewResponse } from './dto/members.response.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  ResponseMessage,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Audiences')
 @Controller()
@@ -33,16 +40,19 @@ export class AudiencesController {
   @Post('audiences')
   @RequirePermission('audiences.manage')
   @ApiCreate(AudienceResponse, 'Create an audience')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createAudience(@Auth() auth: AuthContext, @Body() dto: AudienceDto): Promise<AudienceResponse> {
     return this.audiences.create(auth, dto);
   }
 
   @Post('audiences/preview')
-  @HttpCode(200)
+  @SuccessStatus(200)
   @ResponseMessage('Preview computed.')
   @RequirePermission('audiences.view')
   @ApiOperation({ summary: 'Count and show the first customers that rules would select, saving nothing' })
   @ApiEnvelope(AudiencePreviewResponse)
+  @IdempotentReplays()
   previewAudience(@Auth() auth: AuthContext, @Body() dto: AudienceSelectionDto): Promise<AudiencePreviewResponse> {
     return this.members.preview(auth, dto);
   }
@@ -51,6 +61,7 @@ export class AudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(AudienceCountResponse, 'Count the customers an audience selects')
+  @ConditionalRead()
   countAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<AudienceCountResponse> {
     return this.members.countAudience(auth, id);
   }
@@ -71,6 +82,7 @@ export class AudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(AudienceResponse, 'Read an audience')
+  @ConditionalRead()
   getAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<AudienceResponse> {
     return this.audiences.get(auth, id);
   }
@@ -79,6 +91,7 @@ export class AudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiUpdate(AudienceResponse, 'Update an audience (rules, when sent, replace the set)')
+  @ConditionalUpdate()
   updateAudience(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -91,6 +104,7 @@ export class AudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete an audience (409 while a campaign or sub-audience uses it)')
+  @ConditionalDelete()
   deleteAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.audiences.delete(auth, id);
   }

@@ -10,6 +10,7 @@ import { CampaignAudiencesService } from './campaign-audiences.service.js';
 import { CampaignAudienceDto } from './dto/audience.dto.js';
 import { CampaignAudienceResponse } from './dto/audience.response.js';
 import { CONDITION_TREE_MODELS } from './dto/condition-tree.schema.js';
+import { ConditionalDelete, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 /** The tree schemas document the JSON that segment_override and segment_definition texts may hold. */
 @ApiTags('Audiences')
@@ -34,6 +35,8 @@ export class CampaignAudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('campaign_id')
   @ApiCreate(CampaignAudienceResponse, 'Associate an audience with a campaign')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   addCampaignAudience(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,
@@ -47,6 +50,7 @@ export class CampaignAudiencesController {
   @ApiIdParam('campaign_id')
   @ApiIdParam('audience_id')
   @ApiDelete('Remove an audience from a campaign')
+  @ConditionalDelete()
   removeCampaignAudience(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,

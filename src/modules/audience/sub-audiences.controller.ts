@@ -12,6 +12,13 @@ import { CreateSubAudienceDto, UpdateSubAudienceDto } from './dto/audience.dto.j
 import { SubAudienceResponse } from './dto/audience.response.js';
 import { AudienceCountResponse } from './dto/members.response.js';
 import { SubAudiencesService } from './sub-audiences.service.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Audiences')
 @Controller()
@@ -37,6 +44,8 @@ export class SubAudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('campaign_id')
   @ApiCreate(SubAudienceResponse, 'Create a sub-audience')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createSubAudience(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,
@@ -49,6 +58,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(SubAudienceResponse, 'Read a sub-audience')
+  @ConditionalRead()
   getSubAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<SubAudienceResponse> {
     return this.subAudiences.get(auth, id);
   }
@@ -57,6 +67,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(AudienceCountResponse, "Count the customers a sub-audience selects (its audience's, narrowed)")
+  @ConditionalRead()
   countSubAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<AudienceCountResponse> {
     return this.members.countSubAudience(auth, id);
   }
@@ -77,6 +88,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiUpdate(SubAudienceResponse, 'Update a sub-audience')
+  @ConditionalUpdate()
   updateSubAudience(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -89,6 +101,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a sub-audience')
+  @ConditionalDelete()
   deleteSubAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.subAudiences.delete(auth, id);
   }

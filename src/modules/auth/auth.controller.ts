@@ -1,9 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { AuthRateLimited } from '../../common/throttling/auth-rate-limit.js';
 import { Public } from '../../common/auth/public.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.js';
 import { RequestId } from '../../common/http/request-id.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
@@ -13,6 +12,7 @@ import { LoginDto } from './dto/login.dto.js';
 import { LoginResponse } from './dto/login.response.js';
 import { ForgotPasswordDto, ResetPasswordDto } from './dto/password-reset.dto.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { IdempotentReplays, ResponseMessage, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Session')
 @Controller()
@@ -25,7 +25,7 @@ export class AuthController {
   @Post('login')
   @Public()
   @AuthRateLimited()
-  @HttpCode(200)
+  @SuccessStatus(200)
   @ApiOperation({ summary: 'Sign in on one device; answers a bearer token for that device' })
   @ResponseMessage('Login successful.')
   @ApiEnvelope(LoginResponse)
@@ -34,10 +34,11 @@ export class AuthController {
   }
 
   @Post('logout')
-  @HttpCode(200)
+  @SuccessStatus(200)
   @ApiOperation({ summary: 'Revoke the token used for this request (other devices stay signed in)' })
   @ResponseMessage('Logged out successfully.')
   @ApiEnvelope(null)
+  @IdempotentReplays()
   logout(@Auth() auth: AuthContext): Promise<null> {
     return this.auth.logout(auth.user);
   }
@@ -52,7 +53,7 @@ export class AuthController {
   @Post('forgot-password')
   @Public()
   @AuthRateLimited()
-  @HttpCode(200)
+  @SuccessStatus(200)
   @ApiOperation({
     summary: 'Mail a password-reset link to an existing user',
     description:
@@ -73,7 +74,7 @@ export class AuthController {
   @Post('reset-password')
   @Public()
   @AuthRateLimited()
-  @HttpCode(200)
+  @SuccessStatus(200)
   @ApiOperation({
     summary: 'Set a new password with the token of a reset e-mail',
     description:

@@ -1,13 +1,13 @@
 import { Controller, Delete, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
-import { ResponseMessage } from '../../common/http/envelope.js';
 import type { Page } from '../../common/http/page.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { ListQueryDto } from '../../common/resources/list-query.dto.js';
 import { TokenResponse } from './dto/token.response.js';
 import { UserTokensService } from './user-tokens.service.js';
+import { ResponseMessage } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Session')
 @Controller('user/tokens')

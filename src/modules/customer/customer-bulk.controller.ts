@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Post, Query, Res } from '@nestjs/common';
 import {
   ApiExtraModels,
   ApiHeader,
@@ -12,13 +12,13 @@ import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.js';
 import type { Page } from '../../common/http/page.js';
 import { CustomerBatchService } from './bulk/customer-batch.service.js';
 import { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from './dto/customer-batch.dto.js';
 import { CustomerExportQueryDto } from './dto/customer-export.dto.js';
 import { CustomerResponse } from './dto/customer.response.js';
 import { CustomerExportService } from './export/customer-export.service.js';
+import { IdempotentReplays, ResponseMessage, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -31,7 +31,8 @@ export class CustomerBulkController {
   ) {}
 
   @Post('customers/batch')
-  @HttpCode(200)
+  @IdempotentReplays()
+  @SuccessStatus(200)
   @RequirePermission('customers.manage')
   @ResponseMessage('Batch processed.')
   @ApiOperation({

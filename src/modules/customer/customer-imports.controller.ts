@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -13,7 +13,6 @@ import type { Readable } from 'node:stream';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
 import { StreamedBody } from '../../common/http/body-parsing.js';
-import { ResponseMessage } from '../../common/http/envelope.js';
 import type { Page } from '../../common/http/page.js';
 import { ApiList, ApiRead } from '../../common/openapi/route-docs.js';
 import { ValidationErrorBodyDto } from '../../common/openapi/common-responses.js';
@@ -27,6 +26,12 @@ import {
 } from './dto/customer-import.dto.js';
 import { IMPORT_COLUMNS } from './imports/import-file.js';
 import { CustomerImportsService } from './imports/customer-imports.service.js';
+import {
+  ConditionalRead,
+  IdempotentReplays,
+  ResponseMessage,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 const errorBody = (description: string) => ({
   description,
@@ -39,7 +44,8 @@ export class CustomerImportsController {
   constructor(private readonly imports: CustomerImportsService) {}
 
   @Post('customers/imports')
-  @HttpCode(202)
+  @IdempotentReplays()
+  @SuccessStatus(202)
   @RequirePermission('customers.manage')
   @StreamedBody('text/csv', { responseMessage: 'Import queued.' })
   @ApiOperation({
@@ -106,6 +112,7 @@ export class CustomerImportsController {
   @RequirePermission('customers.view')
   @ApiIdParam('id')
   @ApiRead(CustomerImportResponse, 'Read an import job: status, progress and counts')
+  @ConditionalRead()
   getCustomerImport(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CustomerImportResponse> {
     return this.imports.get(auth, id);
   }
@@ -123,7 +130,8 @@ export class CustomerImportsController {
   }
 
   @Post('customers/imports/:id/cancel')
-  @HttpCode(200)
+  @IdempotentReplays()
+  @SuccessStatus(200)
   @RequirePermission('customers.manage')
   @ResponseMessage('Import cancelled.')
   @ApiIdParam('id')

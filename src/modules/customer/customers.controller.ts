@@ -8,6 +8,13 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { CustomersService } from './customers.service.js';
 import { CustomerDto, CustomerListQueryDto } from './dto/customer.dto.js';
 import { CustomerResponse } from './dto/customer.response.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Customers')
 @Controller()
@@ -24,6 +31,8 @@ export class CustomersController {
   @Post('customers')
   @RequirePermission('customers.manage')
   @ApiCreate(CustomerResponse, 'Create a customer')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createCustomer(@Auth() auth: AuthContext, @Body() dto: CustomerDto): Promise<CustomerResponse> {
     return this.customers.create(auth, dto);
   }
@@ -32,6 +41,7 @@ export class CustomersController {
   @RequirePermission('customers.view')
   @ApiIdParam('id')
   @ApiRead(CustomerResponse, 'Read a customer')
+  @ConditionalRead()
   getCustomer(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CustomerResponse> {
     return this.customers.get(auth, id);
   }
@@ -40,6 +50,7 @@ export class CustomersController {
   @RequirePermission('customers.manage')
   @ApiIdParam('id')
   @ApiUpdate(CustomerResponse, 'Update a customer')
+  @ConditionalUpdate()
   updateCustomer(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -52,6 +63,7 @@ export class CustomersController {
   @RequirePermission('customers.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a customer')
+  @ConditionalDelete()
   deleteCustomer(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.customers.delete(auth, id);
   }

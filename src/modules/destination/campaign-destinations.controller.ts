@@ -9,6 +9,7 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CampaignDestinationsService } from './campaign-destinations.service.js';
 import { CampaignDestinationDto } from './dto/destination.dto.js';
 import { CampaignDestinationResponse } from './dto/destination.response.js';
+import { ConditionalDelete, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Destinations')
 @Controller()
@@ -31,6 +32,8 @@ export class CampaignDestinationsController {
   @RequirePermission('destinations.manage')
   @ApiIdParam('campaign_id')
   @ApiCreate(CampaignDestinationResponse, 'Associate a destination with a campaign')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   addCampaignDestination(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,
@@ -43,6 +46,7 @@ export class CampaignDestinationsController {
   @RequirePermission('destinations.manage')
   @ApiIdParam('campaign_destination_id')
   @ApiDelete('Remove a destination from a campaign')
+  @ConditionalDelete()
   removeCampaignDestination(@Auth() auth: AuthContext, @IdParam('campaign_destination_id') id: number): Promise<null> {
     return this.links.removeById(auth, id);
   }

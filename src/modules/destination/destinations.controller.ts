@@ -8,6 +8,13 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { DestinationsService } from './destinations.service.js';
 import { DestinationDto, DestinationListQueryDto } from './dto/destination.dto.js';
 import { DestinationResponse } from './dto/destination.response.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Destinations')
 @Controller()
@@ -27,6 +34,8 @@ export class DestinationsController {
   @Post('destinations')
   @RequirePermission('destinations.manage')
   @ApiCreate(DestinationResponse, 'Create a destination')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createDestination(@Auth() auth: AuthContext, @Body() dto: DestinationDto): Promise<DestinationResponse> {
     return this.destinations.create(auth, dto);
   }
@@ -35,6 +44,7 @@ export class DestinationsController {
   @RequirePermission('destinations.view')
   @ApiIdParam('id')
   @ApiRead(DestinationResponse, 'Read a destination')
+  @ConditionalRead()
   getDestination(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<DestinationResponse> {
     return this.destinations.get(auth, id);
   }
@@ -43,6 +53,7 @@ export class DestinationsController {
   @RequirePermission('destinations.manage')
   @ApiIdParam('id')
   @ApiUpdate(DestinationResponse, 'Update a destination')
+  @ConditionalUpdate()
   updateDestination(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -55,6 +66,7 @@ export class DestinationsController {
   @RequirePermission('destinations.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a destination (409 while a campaign uses it)')
+  @ConditionalDelete()
   deleteDestination(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.destinations.delete(auth, id);
   }

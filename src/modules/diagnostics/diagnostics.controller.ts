@@ -1,7 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/public.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { DiagnosticsService } from './diagnostics.service.js';
 import {
@@ -11,6 +10,7 @@ import {
   SchemaFailureBody,
   TableEntry,
 } from './dto/diagnostics.responses.js';
+import { ResponseMessage } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Diagnostics')
 @Public()

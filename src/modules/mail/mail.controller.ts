@@ -1,12 +1,12 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
-import { ResponseMessage } from '../../common/http/envelope.js';
 import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
 import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
 import { SendEmailDto } from './dto/send-email.dto.js';
 import { SendEmailResponse } from './dto/send-email.response.js';
 import { MailService } from './mail.service.js';
+import { IdempotentReplays, ResponseMessage, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Mail')
 @Controller()
@@ -14,8 +14,9 @@ export class MailController {
   constructor(private readonly mail: MailService) {}
 
   @Post('send-email')
+  @IdempotentReplays()
   @RequirePermission('mail.send')
-  @HttpCode(200)
+  @SuccessStatus(200)
   @ApiOperation({
     summary: 'Send an e-mail',
     description:

@@ -8,6 +8,13 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { CampaignGroupsService } from './campaign-groups.service.js';
 import { CampaignGroupResponse } from './dto/marketing.responses.js';
 import { PlanDto, PlanListQueryDto } from './dto/plan.dto.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Campaign groups')
 @Controller()
@@ -30,6 +37,8 @@ export class CampaignGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('program_id')
   @ApiCreate(CampaignGroupResponse, 'Create a campaign group')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createCampaignGroup(
     @Auth() auth: AuthContext,
     @IdParam('program_id') programId: number,
@@ -42,6 +51,7 @@ export class CampaignGroupsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(CampaignGroupResponse, 'Read a campaign group')
+  @ConditionalRead()
   getCampaignGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CampaignGroupResponse> {
     return this.groups.get(auth, id);
   }
@@ -50,6 +60,7 @@ export class CampaignGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(CampaignGroupResponse, 'Update a campaign group')
+  @ConditionalUpdate()
   updateCampaignGroup(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -62,6 +73,7 @@ export class CampaignGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a campaign group')
+  @ConditionalDelete()
   deleteCampaignGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.groups.delete(auth, id);
   }

@@ -9,6 +9,13 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CampaignKpisService } from './campaign-kpis.service.js';
 import { CampaignKpiDto } from './dto/campaign-children.dto.js';
 import { CampaignKpiResponse } from './dto/marketing.responses.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('KPIs and customer goals')
 @Controller()
@@ -31,6 +38,8 @@ export class CampaignKpisController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('campaign_id')
   @ApiCreate(CampaignKpiResponse, 'Create a campaign KPI')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createCampaignKpi(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,
@@ -43,6 +52,7 @@ export class CampaignKpisController {
   @RequirePermission('marketing.view')
   @ApiIdParam('kpi_id')
   @ApiRead(CampaignKpiResponse, 'Read a campaign KPI')
+  @ConditionalRead()
   getCampaignKpi(@Auth() auth: AuthContext, @IdParam('kpi_id') id: number): Promise<CampaignKpiResponse> {
     return this.kpis.get(auth, id);
   }
@@ -51,6 +61,7 @@ export class CampaignKpisController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('kpi_id')
   @ApiUpdate(CampaignKpiResponse, 'Update a campaign KPI')
+  @ConditionalUpdate()
   updateCampaignKpi(
     @Auth() auth: AuthContext,
     @IdParam('kpi_id') id: number,
@@ -63,6 +74,7 @@ export class CampaignKpisController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('kpi_id')
   @ApiDelete('Delete a campaign KPI')
+  @ConditionalDelete()
   deleteCampaignKpi(@Auth() auth: AuthContext, @IdParam('kpi_id') id: number): Promise<null> {
     return this.kpis.delete(auth, id);
   }

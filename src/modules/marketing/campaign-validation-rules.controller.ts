@@ -8,6 +8,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CampaignValidationRulesService } from './campaign-validation-rules.service.js';
 import { CampaignValidationRuleDto, CampaignValidationRuleResponse } from './dto/campaign-validation-rule.dto.js';
+import { ConditionalDelete, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Validation rules')
 @Controller()
@@ -30,6 +31,8 @@ export class CampaignValidationRulesController {
   @RequirePermission('validation-rules.manage')
   @ApiIdParam('campaign_id')
   @ApiCreate(CampaignValidationRuleResponse, 'Associate a validation rule with a campaign')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   addCampaignValidationRule(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,
@@ -43,6 +46,7 @@ export class CampaignValidationRulesController {
   @ApiIdParam('campaign_id')
   @ApiIdParam('validation_rule_id')
   @ApiDelete('Remove a validation rule from a campaign')
+  @ConditionalDelete()
   removeCampaignValidationRule(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,

@@ -9,6 +9,13 @@ import { CampaignsService } from './campaigns.service.js';
 import { CampaignResponse } from './dto/marketing.responses.js';
 import { CampaignDto } from './dto/campaign.dto.js';
 import { PlanListQueryDto } from './dto/plan.dto.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Campaigns')
 @Controller()
@@ -31,6 +38,8 @@ export class CampaignsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('group_id')
   @ApiCreate(CampaignResponse, 'Create a campaign')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createCampaign(
     @Auth() auth: AuthContext,
     @IdParam('group_id') groupId: number,
@@ -43,6 +52,7 @@ export class CampaignsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(CampaignResponse, 'Read a campaign')
+  @ConditionalRead()
   getCampaign(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CampaignResponse> {
     return this.campaigns.get(auth, id);
   }
@@ -51,6 +61,7 @@ export class CampaignsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(CampaignResponse, 'Update a campaign')
+  @ConditionalUpdate()
   updateCampaign(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -63,6 +74,7 @@ export class CampaignsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a campaign')
+  @ConditionalDelete()
   deleteCampaign(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.campaigns.delete(auth, id);
   }

@@ -9,6 +9,12 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CustomerGoalsService } from './customer-goals.service.js';
 import { CustomerGoalDto } from './dto/campaign-children.dto.js';
 import { CustomerGoalResponse } from './dto/marketing.responses.js';
+import {
+  ConditionalDelete,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 /** INTERFACE.md lists no route to read one customer goal. */
 @ApiTags('KPIs and customer goals')
@@ -32,6 +38,8 @@ export class CustomerGoalsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('campaign_id')
   @ApiCreate(CustomerGoalResponse, 'Create a customer goal')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createCustomerGoal(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,
@@ -44,6 +52,7 @@ export class CustomerGoalsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('goal_id')
   @ApiUpdate(CustomerGoalResponse, 'Update a customer goal')
+  @ConditionalUpdate()
   updateCustomerGoal(
     @Auth() auth: AuthContext,
     @IdParam('goal_id') id: number,
@@ -56,6 +65,7 @@ export class CustomerGoalsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('goal_id')
   @ApiDelete('Delete a customer goal')
+  @ConditionalDelete()
   deleteCustomerGoal(@Auth() auth: AuthContext, @IdParam('goal_id') id: number): Promise<null> {
     return this.goals.delete(auth, id);
   }

@@ -8,6 +8,13 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { MarketingProgramResponse } from './dto/marketing.responses.js';
 import { PlanDto, PlanListQueryDto } from './dto/plan.dto.js';
 import { MarketingProgramsService } from './marketing-programs.service.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Marketing programs')
 @Controller()
@@ -27,6 +34,8 @@ export class MarketingProgramsController {
   @Post('marketing-programs')
   @RequirePermission('marketing.manage')
   @ApiCreate(MarketingProgramResponse, 'Create a marketing program')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createMarketingProgram(@Auth() auth: AuthContext, @Body() dto: PlanDto): Promise<MarketingProgramResponse> {
     return this.programs.create(auth, dto);
   }
@@ -35,6 +44,7 @@ export class MarketingProgramsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(MarketingProgramResponse, 'Read a marketing program')
+  @ConditionalRead()
   getMarketingProgram(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<MarketingProgramResponse> {
     return this.programs.get(auth, id);
   }
@@ -43,6 +53,7 @@ export class MarketingProgramsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(MarketingProgramResponse, 'Update a marketing program')
+  @ConditionalUpdate()
   updateMarketingProgram(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -55,6 +66,7 @@ export class MarketingProgramsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a marketing program')
+  @ConditionalDelete()
   deleteMarketingProgram(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.programs.delete(auth, id);
   }

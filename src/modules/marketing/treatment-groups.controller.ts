@@ -9,6 +9,13 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { TreatmentGroupDto } from './dto/campaign-children.dto.js';
 import { TreatmentGroupResponse } from './dto/marketing.responses.js';
 import { TreatmentGroupsService } from './treatment-groups.service.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Treatment groups')
 @Controller()
@@ -31,6 +38,8 @@ export class TreatmentGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('campaign_id')
   @ApiCreate(TreatmentGroupResponse, 'Create a treatment group')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createTreatmentGroup(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,
@@ -43,6 +52,7 @@ export class TreatmentGroupsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(TreatmentGroupResponse, 'Read a treatment group')
+  @ConditionalRead()
   getTreatmentGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<TreatmentGroupResponse> {
     return this.groups.get(auth, id);
   }
@@ -51,6 +61,7 @@ export class TreatmentGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(TreatmentGroupResponse, 'Update a treatment group')
+  @ConditionalUpdate()
   updateTreatmentGroup(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -63,6 +74,7 @@ export class TreatmentGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a treatment group')
+  @ConditionalDelete()
   deleteTreatmentGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.groups.delete(auth, id);
   }

@@ -8,6 +8,13 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { ValidationRuleDto, ValidationRuleListQueryDto } from './dto/validation-rule.dto.js';
 import { ValidationRuleReadFailure, ValidationRuleResponse } from './dto/validation-rule.response.js';
 import { ValidationRulesService } from './validation-rules.service.js';
+import {
+  ConditionalDelete,
+  ConditionalRead,
+  ConditionalUpdate,
+  IdempotentReplays,
+  SuccessStatus,
+} from '../../common/http/route-behaviour.js';
 
 @ApiTags('Validation rules')
 @Controller()
@@ -27,6 +34,8 @@ export class ValidationRulesController {
   @Post('validation-rules')
   @RequirePermission('validation-rules.manage')
   @ApiCreate(ValidationRuleResponse, 'Create a validation rule')
+  @SuccessStatus(201)
+  @IdempotentReplays()
   createValidationRule(@Auth() auth: AuthContext, @Body() dto: ValidationRuleDto): Promise<ValidationRuleResponse> {
     return this.rules.create(auth, dto);
   }
@@ -36,6 +45,7 @@ export class ValidationRulesController {
   @ApiIdParam('id')
   @ApiRead(ValidationRuleResponse, 'Read a validation rule')
   @ApiResponse({ status: 500, description: 'Reading the rule failed', type: ValidationRuleReadFailure })
+  @ConditionalRead()
   getValidationRule(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<ValidationRuleResponse> {
     return this.rules.get(auth, id);
   }
@@ -44,6 +54,7 @@ export class ValidationRulesController {
   @RequirePermission('validation-rules.manage')
   @ApiIdParam('id')
   @ApiUpdate(ValidationRuleResponse, 'Update a validation rule')
+  @ConditionalUpdate()
   updateValidationRule(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -56,6 +67,7 @@ export class ValidationRulesController {
   @RequirePermission('validation-rules.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a validation rule')
+  @ConditionalDelete()
   deleteValidationRule(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.rules.delete(auth, id);
   }

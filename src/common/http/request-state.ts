@@ -1,0 +1,35 @@
+import type { AuthContext } from '../auth/auth-context.js';
+import type { AuthUser } from '../auth/auth-user.js';
+import type { ApiException } from './api-exception.js';
+
+/**
+ * The state this service keeps on a request, declared once. Each field is set in one place:
+ * - `id` (fastify's own): the request id, from `genReqId` (request-id.ts), in app.factory.ts;
+ * - `bodyError`: the content-type parser, when a body cannot be accepted (body-parsing.ts);
+ * - `user`: passport-jwt, through AuthenticationGuard, once the token is verified;
+ * - `auth`: TenantGuard: who acts, in which tenant, the If-Match of a conditional write and the
+ *   request id; IdempotencyGuard adds `auth.idempotency`, the claim of the request's Idempotency-Key.
+ */
+declare module 'fastify' {
+  interface FastifyRequest {
+    bodyError?: ApiException;
+    user?: AuthUser;
+    auth?: AuthContext;
+  }
+
+  /** What a route declares about its runtime behaviour (route-behaviour.ts), read by the pipeline. */
+  interface FastifyContextConfig {
+    /** The `message` of the route's success envelope; a default by verb otherwise. */
+    responseMessage?: string;
+    /** The status of the route's success answer (SuccessStatus). */
+    successStatus?: number;
+    /** The answer (one record) carries an ETag; a GET honours If-None-Match (ConditionalRead, ConditionalUpdate). */
+    etag?: boolean;
+    /** If-Match is checked against the record inside the write (ConditionalUpdate, ConditionalDelete). */
+    ifMatch?: boolean;
+    /** Idempotency-Key is claimed, and a repeat answered from the first answer (IdempotentReplays). */
+    idempotent?: boolean;
+    /** The one media type the route takes as a stream, handed to the handler unread (StreamedBody). */
+    streamedBody?: string;
+  }
+}
