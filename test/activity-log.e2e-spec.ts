@@ -14,7 +14,7 @@ interface Entry {
   batch_uuid: string | null;
 }
 
-describe('activity log', () => {
+describe('listActivity: GET /api/admin/activity-log', () => {
   let t: TestApp;
   let root: string;
   let admin: TestUser;

@@ -203,90 +203,100 @@ describe('audience members through the API', () => {
     return { count, rows: list.rows, preview };
   }
 
-  it('selects the hand-worked customers for every operator (count, member list and preview agree)', async () => {
-    const problems: string[] = [];
-    for (const [field, operator, value, expected] of CASES) {
-      const name = `${field} ${operator} ${value}`;
-      const selection = { rules: [rule(field, operator, value)] };
-      const audience = await newAudience(api, { name, ...selection });
-      const { count, rows, preview } = await members(`/api/audiences/${audience.id}`, selection);
-      const listed = ids(rows);
-      if (listed.join() !== sorted(expected).reverse().join()) {
-        problems.push(`${name}: listed [${listed.join()}], expected [${sorted(expected).reverse().join()}]`);
+  describe("countAudience, listAudienceCustomers, previewAudience: the members an audience's rules select", () => {
+    it('selects the hand-worked customers for every operator (count, member list and preview agree)', async () => {
+      const problems: string[] = [];
+      for (const [field, operator, value, expected] of CASES) {
+        const name = `${field} ${operator} ${value}`;
+        const selection = { rules: [rule(field, operator, value)] };
+        const audience = await newAudience(api, { name, ...selection });
+        const { count, rows, preview } = await members(`/api/audiences/${audience.id}`, selection);
+        const listed = ids(rows);
+        if (listed.join() !== sorted(expected).reverse().join()) {
+          problems.push(`${name}: listed [${listed.join()}], expected [${sorted(expected).reverse().join()}]`);
+        }
+        if (count.count !== expected.length || !count.evaluable) {
+          problems.push(`${name}: count ${JSON.stringify(count)}, expected ${expected.length}`);
+        }
+        const previewed = ids(preview!.customers as Row[]);
+        if (preview!.count !== expected.length || previewed.join() !== listed.join()) {
+          problems.push(`${name}: preview ${preview!.count} [${previewed.join()}]`);
+        }
       }
-      if (count.count !== expected.length || !count.evaluable) {
-        problems.push(`${name}: count ${JSON.stringify(count)}, expected ${expected.length}`);
+      expect(problems).toEqual([]);
+    });
+
+    it('answers the count with evaluable and computed_at, and customer records newest first', async () => {
+      const audience = await newAudience(api, { rules: [rule('email', 'ends_with', '@example.com')] });
+      const before = Date.now();
+      const count = await dataOf(api.get(`/api/audiences/${audience.id}/count`));
+      expect(count).toEqual({ count: 3, evaluable: true, computed_at: ISO });
+      expect(Date.parse(String(count.computed_at))).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(String(count.computed_at))).toBeLessThanOrEqual(Date.now() + 1000);
+
+      const res = await api.get(`/api/audiences/${audience.id}/customers`);
+      expect(res.status).toBe(200);
+      expect(res.body.meta).toEqual({ limit: 25, next_cursor: null, has_more: false });
+      const ana = await dataOf(api.get(`/api/customers/${idOf('c01')}`));
+      expect(res.body.data.map((r: Row) => r.id)).toEqual([idOf('c07'), idOf('c06'), idOf('c01')]);
+      expect(res.body.data[2]).toEqual(ana);
+    });
+
+    it('matches all or any of the evaluable rules; descriptive rules take no part; none selects nobody', async () => {
+      const two = [rule('attributes.country', 'equals', 'NL'), rule('attributes.ltv', 'gt', '100')];
+      const cases: [string, Body, string[], boolean][] = [
+        ['all (default)', { rules: two }, ['c01'], true],
+        ['all', { rules: two, match: 'all' }, ['c01'], true],
+        ['any', { rules: two, match: 'any' }, ['c01', 'c02', 'c05'], true],
+        [
+          'with a descriptive rule',
+          { rules: [{ rule_type: 'note', rule_value: 'VIP' }, two[0]] },
+          ['c01', 'c02'],
+          true,
+        ],
+        [
+          'any of two negative rules',
+          { rules: [rule('first_name', 'not_exists', '-'), rule('email', 'not_exists', '-')], match: 'any' },
+          ['c04', 'c07'],
+          true,
+        ],
+        ['descriptive only', { rules: [{ rule_type: 'note', rule_value: 'VIP' }] }, [], false],
+        ['descriptive only (any)', { rules: [{ rule_type: 'note', rule_value: 'VIP' }], match: 'any' }, [], false],
+        ['no rules', { rules: [] }, [], false],
+      ];
+      for (const [name, selection, expected, evaluable] of cases) {
+        const audience = await newAudience(api, { name, ...selection });
+        const { count, rows, preview } = await members(`/api/audiences/${audience.id}`, selection);
+        expect({ name, count: count.count, evaluable: count.evaluable, members: sorted(ids(rows)) }).toEqual({
+          name,
+          count: expected.length,
+          evaluable,
+          members: sorted(expected),
+        });
+        expect({ name, preview: preview!.count, evaluable: preview!.evaluable }).toEqual({
+          name,
+          preview: expected.length,
+          evaluable,
+        });
       }
-      const previewed = ids(preview!.customers as Row[]);
-      if (preview!.count !== expected.length || previewed.join() !== listed.join()) {
-        problems.push(`${name}: preview ${preview!.count} [${previewed.join()}]`);
-      }
-    }
-    expect(problems).toEqual([]);
-  });
+    });
 
-  it('answers the count with evaluable and computed_at, and customer records newest first', async () => {
-    const audience = await newAudience(api, { rules: [rule('email', 'ends_with', '@example.com')] });
-    const before = Date.now();
-    const count = await dataOf(api.get(`/api/audiences/${audience.id}/count`));
-    expect(count).toEqual({ count: 3, evaluable: true, computed_at: ISO });
-    expect(Date.parse(String(count.computed_at))).toBeGreaterThanOrEqual(before - 1000);
-    expect(Date.parse(String(count.computed_at))).toBeLessThanOrEqual(Date.now() + 1000);
-
-    const res = await api.get(`/api/audiences/${audience.id}/customers`);
-    expect(res.status).toBe(200);
-    expect(res.body.meta).toEqual({ limit: 25, next_cursor: null, has_more: false });
-    const ana = await dataOf(api.get(`/api/customers/${idOf('c01')}`));
-    expect(res.body.data.map((r: Row) => r.id)).toEqual([idOf('c07'), idOf('c06'), idOf('c01')]);
-    expect(res.body.data[2]).toEqual(ana);
-  });
-
-  it('matches all or any of the evaluable rules; descriptive rules take no part; none selects nobody', async () => {
-    const two = [rule('attributes.country', 'equals', 'NL'), rule('attributes.ltv', 'gt', '100')];
-    const cases: [string, Body, string[], boolean][] = [
-      ['all (default)', { rules: two }, ['c01'], true],
-      ['all', { rules: two, match: 'all' }, ['c01'], true],
-      ['any', { rules: two, match: 'any' }, ['c01', 'c02', 'c05'], true],
-      ['with a descriptive rule', { rules: [{ rule_type: 'note', rule_value: 'VIP' }, two[0]] }, ['c01', 'c02'], true],
-      [
-        'any of two negative rules',
-        { rules: [rule('first_name', 'not_exists', '-'), rule('email', 'not_exists', '-')], match: 'any' },
-        ['c04', 'c07'],
-        true,
-      ],
-      ['descriptive only', { rules: [{ rule_type: 'note', rule_value: 'VIP' }] }, [], false],
-      ['descriptive only (any)', { rules: [{ rule_type: 'note', rule_value: 'VIP' }], match: 'any' }, [], false],
-      ['no rules', { rules: [] }, [], false],
-    ];
-    for (const [name, selection, expected, evaluable] of cases) {
-      const audience = await newAudience(api, { name, ...selection });
-      const { count, rows, preview } = await members(`/api/audiences/${audience.id}`, selection);
-      expect({ name, count: count.count, evaluable: count.evaluable, members: sorted(ids(rows)) }).toEqual({
-        name,
-        count: expected.length,
-        evaluable,
-        members: sorted(expected),
+    it('follows a changed rule set at once', async () => {
+      const audience = await newAudience(api, { rules: [rule('email', 'equals', 'ana@example.com')] });
+      expect((await dataOf(api.get(`/api/audiences/${audience.id}/count`))).count).toBe(1);
+      await dataOf(
+        api.put(`/api/audiences/${audience.id}`, { name: audience.name, rules: [rule('email', 'contains', 'ana')] }),
+      );
+      expect((await dataOf(api.get(`/api/audiences/${audience.id}/count`))).count).toBe(2);
+      await dataOf(api.put(`/api/audiences/${audience.id}`, { name: audience.name, rules: [] }));
+      expect(await dataOf(api.get(`/api/audiences/${audience.id}/count`))).toMatchObject({
+        count: 0,
+        evaluable: false,
       });
-      expect({ name, preview: preview!.count, evaluable: preview!.evaluable }).toEqual({
-        name,
-        preview: expected.length,
-        evaluable,
-      });
-    }
+    });
   });
 
-  it('follows a changed rule set at once', async () => {
-    const audience = await newAudience(api, { rules: [rule('email', 'equals', 'ana@example.com')] });
-    expect((await dataOf(api.get(`/api/audiences/${audience.id}/count`))).count).toBe(1);
-    await dataOf(
-      api.put(`/api/audiences/${audience.id}`, { name: audience.name, rules: [rule('email', 'contains', 'ana')] }),
-    );
-    expect((await dataOf(api.get(`/api/audiences/${audience.id}/count`))).count).toBe(2);
-    await dataOf(api.put(`/api/audiences/${audience.id}`, { name: audience.name, rules: [] }));
-    expect(await dataOf(api.get(`/api/audiences/${audience.id}/count`))).toMatchObject({ count: 0, evaluable: false });
-  });
-
-  describe('sub-audiences', () => {
+  describe('countSubAudience, listSubAudienceCustomers: sub-audiences', () => {
     it("narrow their audience by a condition tree; any other JSON keeps the audience's members", async () => {
       const campaign = await newCampaign(api);
       const audience = await newAudience(api, {
@@ -381,7 +391,7 @@ describe('audience members through the API', () => {
     });
   });
 
-  describe('member lists', () => {
+  describe('listAudienceCustomers, listSubAudienceCustomers: member lists', () => {
     /** A second tenant with 30 customers whose created_at does not follow their ids. */
     let w: Workspace;
     let recent: string[];
@@ -483,7 +493,7 @@ describe('audience members through the API', () => {
     });
   });
 
-  describe('preview', () => {
+  describe('previewAudience: POST /api/audiences/preview', () => {
     it('counts and shows the first 10 members, newest first, saving nothing', async () => {
       const before = await snapshot(api, '/api/audiences');
       const res = await api.post('/api/audiences/preview', {
@@ -545,7 +555,7 @@ describe('audience members through the API', () => {
     });
   });
 
-  describe('not found, other tenants, permissions', () => {
+  describe('countAudience, listAudienceCustomers, countSubAudience, listSubAudienceCustomers, previewAudience: not found, other tenants, permissions', () => {
     it("answers 404 for unknown, malformed and other tenants' audiences and sub-audiences", async () => {
       const theirAudience = await newAudience(b.manager, { rules: [rule('email', 'exists', '-')] });
       const theirSub = await created(

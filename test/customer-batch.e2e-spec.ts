@@ -13,7 +13,7 @@ const item = (external_id: string | null, overrides: Body = {}): Body => ({
   ...overrides,
 });
 
-describe('POST /api/customers/batch', () => {
+describe('upsertCustomerBatch: POST /api/customers/batch', () => {
   let t: TestApp;
   let root: string;
   let a: Workspace;

@@ -4,7 +4,7 @@ import { login } from './support/auth.js';
 import { dataOf, listAll, newWorkspace, type Workspace } from './support/campaign-fixtures.js';
 import type { TestApp } from './support/test-app.js';
 
-describe('GET /api/customers/export', () => {
+describe('exportCustomers: GET /api/customers/export', () => {
   let t: TestApp;
   let a: Workspace;
   let b: Workspace;

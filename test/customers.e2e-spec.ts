@@ -58,239 +58,249 @@ describe('customers', () => {
   });
   afterAll(() => t.close());
 
-  it('creates, reads, lists, updates and deletes a customer', async () => {
-    const customer = await created(
-      api.post('/api/customers', customerBody({ id: 4242, tenant_id: b.tenantId, updated_at: '2001-01-01', x: 1 })),
-    );
-    expect(customer).toEqual({
-      id: expect.any(Number),
-      tenant_id: a.tenantId,
-      external_id: 'crm-1042',
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      email: 'ada@example.com',
-      phone: '+31 20 123 4567',
-      attributes: ATTRIBUTES,
-      is_active: true,
-      created_at: ISO,
-      updated_at: ISO,
+  describe('createCustomer, getCustomer, listCustomers, updateCustomer, deleteCustomer: every route of /api/customers', () => {
+    it('creates, reads, lists, updates and deletes a customer', async () => {
+      const customer = await created(
+        api.post('/api/customers', customerBody({ id: 4242, tenant_id: b.tenantId, updated_at: '2001-01-01', x: 1 })),
+      );
+      expect(customer).toEqual({
+        id: expect.any(Number),
+        tenant_id: a.tenantId,
+        external_id: 'crm-1042',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: 'ada@example.com',
+        phone: '+31 20 123 4567',
+        attributes: ATTRIBUTES,
+        is_active: true,
+        created_at: ISO,
+        updated_at: ISO,
+      });
+      expect(customer.id).not.toBe(4242);
+      expect(await dataOf(api.get(`/api/customers/${customer.id}`))).toEqual(customer);
+      const list = await api.get('/api/customers', { external_id: 'crm-1042' });
+      expect(list.body.data).toEqual([customer]);
+      expect(list.body.meta).toEqual({ limit: 25, next_cursor: null, has_more: false });
+
+      const updated = await api.put(`/api/customers/${customer.id}`, { first_name: 'Augusta Ada', is_active: false });
+      expect(updated.status).toBe(200);
+      expect(updated.body).toMatchObject({ code: 200, message: expect.any(String) });
+      expect(updated.body.data).toEqual({ ...customer, first_name: 'Augusta Ada', is_active: false, updated_at: ISO });
+
+      const deleted = await api.delete(`/api/customers/${customer.id}`);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body).toEqual({ code: 200, message: expect.any(String), data: null });
+      expect((await api.get(`/api/customers/${customer.id}`)).status).toBe(404);
+      expect((await api.delete(`/api/customers/${customer.id}`)).status).toBe(404);
+      expect((await api.put(`/api/customers/${customer.id}`, {})).status).toBe(404);
     });
-    expect(customer.id).not.toBe(4242);
-    expect(await dataOf(api.get(`/api/customers/${customer.id}`))).toEqual(customer);
-    const list = await api.get('/api/customers', { external_id: 'crm-1042' });
-    expect(list.body.data).toEqual([customer]);
-    expect(list.body.meta).toEqual({ limit: 25, next_cursor: null, has_more: false });
-
-    const updated = await api.put(`/api/customers/${customer.id}`, { first_name: 'Augusta Ada', is_active: false });
-    expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ code: 200, message: expect.any(String) });
-    expect(updated.body.data).toEqual({ ...customer, first_name: 'Augusta Ada', is_active: false, updated_at: ISO });
-
-    const deleted = await api.delete(`/api/customers/${customer.id}`);
-    expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ code: 200, message: expect.any(String), data: null });
-    expect((await api.get(`/api/customers/${customer.id}`)).status).toBe(404);
-    expect((await api.delete(`/api/customers/${customer.id}`)).status).toBe(404);
-    expect((await api.put(`/api/customers/${customer.id}`, {})).status).toBe(404);
   });
 
-  it('creates a customer from an empty object and from no body at all', async () => {
-    const blank = {
-      id: expect.any(Number),
-      tenant_id: a.tenantId,
-      external_id: null,
-      first_name: null,
-      last_name: null,
-      email: null,
-      phone: null,
-      attributes: null,
-      is_active: true,
-      created_at: ISO,
-      updated_at: ISO,
-    };
-    expect(await created(api.post('/api/customers', {}))).toEqual(blank);
-    const noBody = await t.http
-      .post('/api/customers')
-      .set('Authorization', api.token)
-      .set('Content-Type', 'application/json')
-      .set('Accept', 'application/json');
-    expect(noBody.status).toBe(201);
-    expect(noBody.body.data).toEqual(blank);
-    const noType = await t.http.post('/api/customers').set('Authorization', api.token);
-    expect(noType.status).toBe(201);
-    expect(noType.body.data).toEqual(blank);
-    // Every nullable field accepts null.
-    const nulls = await created(
-      api.post('/api/customers', {
+  describe('createCustomer: POST /api/customers', () => {
+    it('creates a customer from an empty object and from no body at all', async () => {
+      const blank = {
+        id: expect.any(Number),
+        tenant_id: a.tenantId,
         external_id: null,
         first_name: null,
         last_name: null,
         email: null,
         phone: null,
         attributes: null,
-      }),
-    );
-    expect(nulls).toEqual(blank);
+        is_active: true,
+        created_at: ISO,
+        updated_at: ISO,
+      };
+      expect(await created(api.post('/api/customers', {}))).toEqual(blank);
+      const noBody = await t.http
+        .post('/api/customers')
+        .set('Authorization', api.token)
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json');
+      expect(noBody.status).toBe(201);
+      expect(noBody.body.data).toEqual(blank);
+      const noType = await t.http.post('/api/customers').set('Authorization', api.token);
+      expect(noType.status).toBe(201);
+      expect(noType.body.data).toEqual(blank);
+      // Every nullable field accepts null.
+      const nulls = await created(
+        api.post('/api/customers', {
+          external_id: null,
+          first_name: null,
+          last_name: null,
+          email: null,
+          phone: null,
+          attributes: null,
+        }),
+      );
+      expect(nulls).toEqual(blank);
+    });
+
+    it('accepts the boolean forms of is_active and refuses others', async () => {
+      const accepted: [unknown, boolean][] = [
+        [true, true],
+        [false, false],
+        [1, true],
+        [0, false],
+        ['1', true],
+        ['0', false],
+        ['true', true],
+        ['false', false],
+      ];
+      for (const [value, stored] of accepted) {
+        const customer = await created(api.post('/api/customers', { is_active: value }));
+        expect({ value, is_active: customer.is_active }).toEqual({ value, is_active: stored });
+      }
+    });
+
+    it('keeps external_id unique under concurrent creates (one 201, the rest 422 on external_id)', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => api.post('/api/customers', { external_id: 'race-1', first_name: `R${i}` })),
+      );
+      expect(answers.map(outcome).sort((x, y) => x.status - y.status)).toEqual([
+        { status: 201, keys: [] },
+        ...Array.from({ length: 5 }, () => invalidOn('external_id')),
+      ]);
+      expect(await dataOf(api.get('/api/customers', { external_id: 'race-1' }))).toHaveLength(1);
+    });
   });
 
-  it('updates only the fields a PUT sends; null clears a nullable field', async () => {
-    const customer = await created(api.post('/api/customers', customerBody({ external_id: 'partial-1' })));
-    const path = `/api/customers/${customer.id}`;
-    expect(await dataOf(api.put(path, {}))).toEqual({ ...customer, updated_at: ISO });
-    const noBody = await t.http.put(path).set('Authorization', api.token).set('Content-Type', 'application/json');
-    expect(noBody.status).toBe(200);
-    expect(noBody.body.data).toEqual({ ...customer, updated_at: ISO });
+  describe('updateCustomer: PUT /api/customers/{id}', () => {
+    it('updates only the fields a PUT sends; null clears a nullable field', async () => {
+      const customer = await created(api.post('/api/customers', customerBody({ external_id: 'partial-1' })));
+      const path = `/api/customers/${customer.id}`;
+      expect(await dataOf(api.put(path, {}))).toEqual({ ...customer, updated_at: ISO });
+      const noBody = await t.http.put(path).set('Authorization', api.token).set('Content-Type', 'application/json');
+      expect(noBody.status).toBe(200);
+      expect(noBody.body.data).toEqual({ ...customer, updated_at: ISO });
 
-    const steps: [Body, Body][] = [
-      [{ last_name: 'King' }, { last_name: 'King' }],
-      [{ email: null }, { email: null }],
-      [
-        { phone: null, attributes: '[]' },
-        { phone: null, attributes: '[]' },
-      ],
-      [{ external_id: null }, { external_id: null }],
-      [{ is_active: 'false' }, { is_active: false }],
-      [
-        { first_name: null, is_active: 1 },
-        { first_name: null, is_active: true },
-      ],
-    ];
-    let expected: Body = { ...customer };
-    for (const [body, change] of steps) {
-      expected = { ...expected, ...change };
-      const res = await api.put(path, body);
-      expect({ body, status: res.status, data: res.body.data }).toEqual({
-        body,
-        status: 200,
-        data: { ...expected, updated_at: ISO },
-      });
-      expect(await dataOf(api.get(path))).toEqual({ ...expected, updated_at: ISO });
-    }
+      const steps: [Body, Body][] = [
+        [{ last_name: 'King' }, { last_name: 'King' }],
+        [{ email: null }, { email: null }],
+        [
+          { phone: null, attributes: '[]' },
+          { phone: null, attributes: '[]' },
+        ],
+        [{ external_id: null }, { external_id: null }],
+        [{ is_active: 'false' }, { is_active: false }],
+        [
+          { first_name: null, is_active: 1 },
+          { first_name: null, is_active: true },
+        ],
+      ];
+      let expected: Body = { ...customer };
+      for (const [body, change] of steps) {
+        expected = { ...expected, ...change };
+        const res = await api.put(path, body);
+        expect({ body, status: res.status, data: res.body.data }).toEqual({
+          body,
+          status: 200,
+          data: { ...expected, updated_at: ISO },
+        });
+        expect(await dataOf(api.get(path))).toEqual({ ...expected, updated_at: ISO });
+      }
+    });
   });
 
-  it('accepts the boolean forms of is_active and refuses others', async () => {
-    const accepted: [unknown, boolean][] = [
-      [true, true],
-      [false, false],
-      [1, true],
-      [0, false],
-      ['1', true],
-      ['0', false],
-      ['true', true],
-      ['false', false],
-    ];
-    for (const [value, stored] of accepted) {
-      const customer = await created(api.post('/api/customers', { is_active: value }));
-      expect({ value, is_active: customer.is_active }).toEqual({ value, is_active: stored });
-    }
+  describe('createCustomer, updateCustomer: POST /api/customers, PUT /api/customers/{id}', () => {
+    it('answers 422 on the right key for every field rule, on create and update, writing nothing', async () => {
+      const existing = await created(api.post('/api/customers', customerBody({ external_id: 'rules-1' })));
+      const accepted = await created(
+        api.post('/api/customers', {
+          external_id: 'e'.repeat(255),
+          first_name: 'f'.repeat(255),
+          last_name: 'ł'.repeat(255),
+          // RFC 5321 caps an address at 254 characters, below the column's 255.
+          email: emailOfLength(254),
+          phone: '☎'.repeat(255),
+        }),
+      );
+      expect(accepted).toMatchObject({ external_id: 'e'.repeat(255), last_name: 'ł'.repeat(255) });
+      expect(accepted.email).toHaveLength(254);
+
+      const cases: [string, Body, string][] = [
+        ['external_id 256', { external_id: 'e'.repeat(256) }, 'external_id'],
+        ['external_id a number', { external_id: 1042 }, 'external_id'],
+        ['first_name 256', { first_name: 'f'.repeat(256) }, 'first_name'],
+        ['first_name 256 emoji', { first_name: '🎯'.repeat(256) }, 'first_name'],
+        ['first_name a number', { first_name: 42 }, 'first_name'],
+        ['last_name 256', { last_name: 'ł'.repeat(256) }, 'last_name'],
+        ['last_name an object', { last_name: { a: 1 } }, 'last_name'],
+        ['phone 256', { phone: 'p'.repeat(256) }, 'phone'],
+        ['phone a number', { phone: 31201234567 }, 'phone'],
+        ['email 255', { email: emailOfLength(255) }, 'email'],
+        ['email 256', { email: emailOfLength(256) }, 'email'],
+        ['email format', { email: 'not-an-email' }, 'email'],
+        ['email without domain', { email: 'ada@' }, 'email'],
+        ['email a number', { email: 7 }, 'email'],
+        ['attributes invalid JSON', { attributes: '{tier: gold}' }, 'attributes'],
+        ['attributes truncated JSON', { attributes: '{"tier":' }, 'attributes'],
+        ['attributes an object', { attributes: { tier: 'gold' } }, 'attributes'],
+        ['attributes an array', { attributes: ['gold'] }, 'attributes'],
+        ['attributes a number', { attributes: 5 }, 'attributes'],
+        ['is_active yes', { is_active: 'yes' }, 'is_active'],
+        ['is_active null', { is_active: null }, 'is_active'],
+        ['is_active 2', { is_active: 2 }, 'is_active'],
+        ['is_active an array', { is_active: [true] }, 'is_active'],
+      ];
+      const before = await snapshot(api, '/api/customers');
+      for (const [name, body, key] of cases) {
+        const post = await api.post('/api/customers', body);
+        expect({ name, method: 'POST', ...outcome(post) }).toEqual({ name, method: 'POST', ...invalidOn(key) });
+        expect(post.body.message).toEqual(expect.any(String));
+        expect(post.headers['cache-control']).toBe('no-cache, private');
+        const put = await api.put(`/api/customers/${existing.id}`, { first_name: 'Changed', ...body });
+        expect({ name, method: 'PUT', ...outcome(put) }).toEqual({ name, method: 'PUT', ...invalidOn(key) });
+      }
+      expect(await snapshot(api, '/api/customers')).toEqual(before);
+      expect(await dataOf(api.get(`/api/customers/${existing.id}`))).toEqual(existing);
+
+      const several = await api.post('/api/customers', { email: 'x', is_active: 'yes', phone: 1 });
+      expect(several.status).toBe(422);
+      expect(Object.keys(several.body.errors).sort()).toEqual(['email', 'is_active', 'phone']);
+      expect(several.body.message).toMatch(/ \(and 2 more errors\)$/);
+    });
+
+    it('keeps external_id unique within a tenant, not across tenants', async () => {
+      const first = await created(api.post('/api/customers', customerBody({ external_id: 'dup-7' })));
+      const before = await snapshot(api, '/api/customers');
+      const taken = await api.post('/api/customers', { external_id: 'dup-7', first_name: 'Other' });
+      expect(outcome(taken)).toEqual(invalidOn('external_id'));
+      expect(taken.body.errors.external_id[0]).toMatch(/taken/);
+      expect(await snapshot(api, '/api/customers')).toEqual(before);
+
+      // Another tenant may use the same external id.
+      const theirs = await created(b.manager.post('/api/customers', { external_id: 'dup-7' }));
+      expect(theirs.tenant_id).toBe(b.tenantId);
+
+      // Updating a customer while keeping its own external id is fine.
+      const kept = await dataOf(api.put(`/api/customers/${first.id}`, { external_id: 'dup-7', first_name: 'Ada L.' }));
+      expect(kept).toMatchObject({ external_id: 'dup-7', first_name: 'Ada L.' });
+
+      // Taking another customer's external id on update is not.
+      const second = await created(api.post('/api/customers', { external_id: 'dup-8' }));
+      const stolen = await api.put(`/api/customers/${second.id}`, { external_id: 'dup-7' });
+      expect(outcome(stolen)).toEqual(invalidOn('external_id'));
+      expect((await dataOf(api.get(`/api/customers/${second.id}`))).external_id).toBe('dup-8');
+
+      // An empty external id is a value like any other.
+      await created(api.post('/api/customers', { external_id: '' }));
+      expect(outcome(await api.post('/api/customers', { external_id: '' }))).toEqual(invalidOn('external_id'));
+      expect(outcome(await api.put(`/api/customers/${second.id}`, { external_id: '' }))).toEqual(
+        invalidOn('external_id'),
+      );
+
+      // Customers without an external id do not collide; a freed external id can be taken.
+      await created(api.post('/api/customers', { external_id: null }));
+      await created(api.post('/api/customers', { external_id: null }));
+      await dataOf(api.put(`/api/customers/${first.id}`, { external_id: null }));
+      expect((await dataOf(api.put(`/api/customers/${second.id}`, { external_id: 'dup-7' }))).external_id).toBe(
+        'dup-7',
+      );
+    });
   });
 
-  it('answers 422 on the right key for every field rule, on create and update, writing nothing', async () => {
-    const existing = await created(api.post('/api/customers', customerBody({ external_id: 'rules-1' })));
-    const accepted = await created(
-      api.post('/api/customers', {
-        external_id: 'e'.repeat(255),
-        first_name: 'f'.repeat(255),
-        last_name: 'ł'.repeat(255),
-        // RFC 5321 caps an address at 254 characters, below the column's 255.
-        email: emailOfLength(254),
-        phone: '☎'.repeat(255),
-      }),
-    );
-    expect(accepted).toMatchObject({ external_id: 'e'.repeat(255), last_name: 'ł'.repeat(255) });
-    expect(accepted.email).toHaveLength(254);
-
-    const cases: [string, Body, string][] = [
-      ['external_id 256', { external_id: 'e'.repeat(256) }, 'external_id'],
-      ['external_id a number', { external_id: 1042 }, 'external_id'],
-      ['first_name 256', { first_name: 'f'.repeat(256) }, 'first_name'],
-      ['first_name 256 emoji', { first_name: '🎯'.repeat(256) }, 'first_name'],
-      ['first_name a number', { first_name: 42 }, 'first_name'],
-      ['last_name 256', { last_name: 'ł'.repeat(256) }, 'last_name'],
-      ['last_name an object', { last_name: { a: 1 } }, 'last_name'],
-      ['phone 256', { phone: 'p'.repeat(256) }, 'phone'],
-      ['phone a number', { phone: 31201234567 }, 'phone'],
-      ['email 255', { email: emailOfLength(255) }, 'email'],
-      ['email 256', { email: emailOfLength(256) }, 'email'],
-      ['email format', { email: 'not-an-email' }, 'email'],
-      ['email without domain', { email: 'ada@' }, 'email'],
-      ['email a number', { email: 7 }, 'email'],
-      ['attributes invalid JSON', { attributes: '{tier: gold}' }, 'attributes'],
-      ['attributes truncated JSON', { attributes: '{"tier":' }, 'attributes'],
-      ['attributes an object', { attributes: { tier: 'gold' } }, 'attributes'],
-      ['attributes an array', { attributes: ['gold'] }, 'attributes'],
-      ['attributes a number', { attributes: 5 }, 'attributes'],
-      ['is_active yes', { is_active: 'yes' }, 'is_active'],
-      ['is_active null', { is_active: null }, 'is_active'],
-      ['is_active 2', { is_active: 2 }, 'is_active'],
-      ['is_active an array', { is_active: [true] }, 'is_active'],
-    ];
-    const before = await snapshot(api, '/api/customers');
-    for (const [name, body, key] of cases) {
-      const post = await api.post('/api/customers', body);
-      expect({ name, method: 'POST', ...outcome(post) }).toEqual({ name, method: 'POST', ...invalidOn(key) });
-      expect(post.body.message).toEqual(expect.any(String));
-      expect(post.headers['cache-control']).toBe('no-cache, private');
-      const put = await api.put(`/api/customers/${existing.id}`, { first_name: 'Changed', ...body });
-      expect({ name, method: 'PUT', ...outcome(put) }).toEqual({ name, method: 'PUT', ...invalidOn(key) });
-    }
-    expect(await snapshot(api, '/api/customers')).toEqual(before);
-    expect(await dataOf(api.get(`/api/customers/${existing.id}`))).toEqual(existing);
-
-    const several = await api.post('/api/customers', { email: 'x', is_active: 'yes', phone: 1 });
-    expect(several.status).toBe(422);
-    expect(Object.keys(several.body.errors).sort()).toEqual(['email', 'is_active', 'phone']);
-    expect(several.body.message).toMatch(/ \(and 2 more errors\)$/);
-  });
-
-  it('keeps external_id unique within a tenant, not across tenants', async () => {
-    const first = await created(api.post('/api/customers', customerBody({ external_id: 'dup-7' })));
-    const before = await snapshot(api, '/api/customers');
-    const taken = await api.post('/api/customers', { external_id: 'dup-7', first_name: 'Other' });
-    expect(outcome(taken)).toEqual(invalidOn('external_id'));
-    expect(taken.body.errors.external_id[0]).toMatch(/taken/);
-    expect(await snapshot(api, '/api/customers')).toEqual(before);
-
-    // Another tenant may use the same external id.
-    const theirs = await created(b.manager.post('/api/customers', { external_id: 'dup-7' }));
-    expect(theirs.tenant_id).toBe(b.tenantId);
-
-    // Updating a customer while keeping its own external id is fine.
-    const kept = await dataOf(api.put(`/api/customers/${first.id}`, { external_id: 'dup-7', first_name: 'Ada L.' }));
-    expect(kept).toMatchObject({ external_id: 'dup-7', first_name: 'Ada L.' });
-
-    // Taking another customer's external id on update is not.
-    const second = await created(api.post('/api/customers', { external_id: 'dup-8' }));
-    const stolen = await api.put(`/api/customers/${second.id}`, { external_id: 'dup-7' });
-    expect(outcome(stolen)).toEqual(invalidOn('external_id'));
-    expect((await dataOf(api.get(`/api/customers/${second.id}`))).external_id).toBe('dup-8');
-
-    // An empty external id is a value like any other.
-    await created(api.post('/api/customers', { external_id: '' }));
-    expect(outcome(await api.post('/api/customers', { external_id: '' }))).toEqual(invalidOn('external_id'));
-    expect(outcome(await api.put(`/api/customers/${second.id}`, { external_id: '' }))).toEqual(
-      invalidOn('external_id'),
-    );
-
-    // Customers without an external id do not collide; a freed external id can be taken.
-    await created(api.post('/api/customers', { external_id: null }));
-    await created(api.post('/api/customers', { external_id: null }));
-    await dataOf(api.put(`/api/customers/${first.id}`, { external_id: null }));
-    expect((await dataOf(api.put(`/api/customers/${second.id}`, { external_id: 'dup-7' }))).external_id).toBe('dup-7');
-  });
-
-  it('keeps external_id unique under concurrent creates (one 201, the rest 422 on external_id)', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => api.post('/api/customers', { external_id: 'race-1', first_name: `R${i}` })),
-    );
-    expect(answers.map(outcome).sort((x, y) => x.status - y.status)).toEqual([
-      { status: 201, keys: [] },
-      ...Array.from({ length: 5 }, () => invalidOn('external_id')),
-    ]);
-    expect(await dataOf(api.get('/api/customers', { external_id: 'race-1' }))).toHaveLength(1);
-  });
-
-  describe('lists of a few hundred customers', () => {
+  describe('listCustomers: GET /api/customers, lists of a few hundred customers', () => {
     const COUNT = 300;
     const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Barbara', 'Edsger'];
     const LAST = ['Hopper', 'Lovelace', 'Turing', 'Knuth', 'Liskov', 'Dijkstra', 'Ritchie'];
@@ -450,20 +460,22 @@ describe('customers', () => {
     });
   });
 
-  it("answers 404 for unknown, malformed and other tenants' customer ids", async () => {
-    const theirs = await created(b.manager.post('/api/customers', customerBody({ external_id: 'theirs-404' })));
-    for (const id of [...MISSING_IDS, String(theirs.id)]) {
-      for (const [method, res] of [
-        ['get', await api.get(`/api/customers/${id}`)],
-        ['put', await api.put(`/api/customers/${id}`, { first_name: 'Mallory' })],
-        ['delete', await api.delete(`/api/customers/${id}`)],
-      ] as const) {
-        expect({ id, method, status: res.status }).toEqual({ id, method, status: 404 });
-        expect(res.body).toEqual({ message: expect.any(String) });
+  describe('getCustomer, updateCustomer, deleteCustomer: /api/customers/{id}', () => {
+    it("answers 404 for unknown, malformed and other tenants' customer ids", async () => {
+      const theirs = await created(b.manager.post('/api/customers', customerBody({ external_id: 'theirs-404' })));
+      for (const id of [...MISSING_IDS, String(theirs.id)]) {
+        for (const [method, res] of [
+          ['get', await api.get(`/api/customers/${id}`)],
+          ['put', await api.put(`/api/customers/${id}`, { first_name: 'Mallory' })],
+          ['delete', await api.delete(`/api/customers/${id}`)],
+        ] as const) {
+          expect({ id, method, status: res.status }).toEqual({ id, method, status: 404 });
+          expect(res.body).toEqual({ message: expect.any(String) });
+        }
       }
-    }
-    expect(await dataOf(b.manager.get(`/api/customers/${theirs.id}`))).toEqual(theirs);
-    expect(await dataOf(api.get('/api/customers', { external_id: 'theirs-404' }))).toEqual([]);
+      expect(await dataOf(b.manager.get(`/api/customers/${theirs.id}`))).toEqual(theirs);
+      expect(await dataOf(api.get('/api/customers', { external_id: 'theirs-404' }))).toEqual([]);
+    });
   });
 
   it('lets a viewer read customers and write nothing (403)', async () => {

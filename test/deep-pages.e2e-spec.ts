@@ -56,7 +56,7 @@ async function analyze(db: DataSource, sql: string, parameters: unknown[]) {
   };
 }
 
-describe('deep keyset pages on a large table', () => {
+describe('listCustomers: deep keyset pages on a large table', () => {
   let t: TestApp;
   let db: DataSource;
   let owner: TestUser;

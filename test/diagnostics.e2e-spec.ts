@@ -30,108 +30,118 @@ describe('diagnostics', () => {
   });
   afterAll(() => t.close());
 
-  it('GET /api/db/test answers the connection, database and status', async () => {
-    const res = await t.http.get('/api/db/test').expect(200);
-    expect(res.body).toEqual({
-      code: 200,
-      message: expect.any(String),
-      data: { connection: onMysql ? 'mysql' : 'sqlite', database: t.config.database.name, status: 'connected' },
+  describe('connectionStatus: GET /api/db/test', () => {
+    it('GET /api/db/test answers the connection, database and status', async () => {
+      const res = await t.http.get('/api/db/test').expect(200);
+      expect(res.body).toEqual({
+        code: 200,
+        message: expect.any(String),
+        data: { connection: onMysql ? 'mysql' : 'sqlite', database: t.config.database.name, status: 'connected' },
+      });
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
     });
-    expect(res.headers['content-type']).toMatch(/application\/json/);
-    expect(res.headers['access-control-allow-origin']).toBe('*');
   });
 
-  it('GET /api/db-test answers code, message and null data', async () => {
-    const res = await t.http.get('/api/db-test').expect(200);
-    expect(res.body).toEqual({ code: 200, message: expect.any(String), data: null });
+  describe('ping: GET /api/db-test', () => {
+    it('GET /api/db-test answers code, message and null data', async () => {
+      const res = await t.http.get('/api/db-test').expect(200);
+      expect(res.body).toEqual({ code: 200, message: expect.any(String), data: null });
+    });
   });
 
-  it('GET /api/health pings the database', async () => {
-    const res = await t.http.get('/api/health').expect(200);
-    expect(res.body.code).toBe(200);
+  describe('health: GET /api/health', () => {
+    it('GET /api/health pings the database', async () => {
+      const res = await t.http.get('/api/health').expect(200);
+      expect(res.body.code).toBe(200);
+    });
   });
 
-  it('GET /api/tables lists every table of the schema listing with its columns, metadata null', async () => {
-    const res = await t.http.get('/api/tables').expect(200);
-    expect(res.body.code).toBe(200);
-    const tables = res.body.data as TableEntry[];
-    const byName = new Map(tables.map((table) => [table.table_name, table]));
-    expect(byName.has('migrations')).toBe(true);
-    for (const [tableName, listed] of Object.entries(SCHEMA_LISTING)) {
-      const table = byName.get(tableName);
-      expect(table).toBeDefined();
-      expect(table!.table_display_name).toBeNull();
-      expect(table!.info).toBeNull();
-      // Listed columns come first, in the listed order; extras may follow.
-      expect(table!.fields.slice(0, listed.length).map((f) => f.name)).toEqual(listed.map((c) => c.name));
-      for (const column of listed) {
-        const field = table!.fields.find((f) => f.name === column.name)!;
-        const actual = {
-          nullable: field.nullable,
-          auto: field.auto_incrementing,
-          display_name: field.display_name,
-          app_type: field.app_type,
-          info: field.info,
-        };
-        expect({ table: tableName, column: column.name, ...actual }).toEqual({
-          table: tableName,
-          column: column.name,
-          nullable: column.nullable,
-          auto: column.auto,
-          display_name: null,
-          app_type: null,
-          info: null,
-        });
-        if (onMysql) {
-          expect(`${tableName}.${column.name}: ${field.db_type} default ${field.default}`).toBe(
-            `${tableName}.${column.name}: ${column.db_type} default ${column.default}`,
-          );
-        } else if (column.nullable) {
-          expect(field.default).toBe('NULL');
+  describe('tables: GET /api/tables', () => {
+    it('GET /api/tables lists every table of the schema listing with its columns, metadata null', async () => {
+      const res = await t.http.get('/api/tables').expect(200);
+      expect(res.body.code).toBe(200);
+      const tables = res.body.data as TableEntry[];
+      const byName = new Map(tables.map((table) => [table.table_name, table]));
+      expect(byName.has('migrations')).toBe(true);
+      for (const [tableName, listed] of Object.entries(SCHEMA_LISTING)) {
+        const table = byName.get(tableName);
+        expect(table).toBeDefined();
+        expect(table!.table_display_name).toBeNull();
+        expect(table!.info).toBeNull();
+        // Listed columns come first, in the listed order; extras may follow.
+        expect(table!.fields.slice(0, listed.length).map((f) => f.name)).toEqual(listed.map((c) => c.name));
+        for (const column of listed) {
+          const field = table!.fields.find((f) => f.name === column.name)!;
+          const actual = {
+            nullable: field.nullable,
+            auto: field.auto_incrementing,
+            display_name: field.display_name,
+            app_type: field.app_type,
+            info: field.info,
+          };
+          expect({ table: tableName, column: column.name, ...actual }).toEqual({
+            table: tableName,
+            column: column.name,
+            nullable: column.nullable,
+            auto: column.auto,
+            display_name: null,
+            app_type: null,
+            info: null,
+          });
+          if (onMysql) {
+            expect(`${tableName}.${column.name}: ${field.db_type} default ${field.default}`).toBe(
+              `${tableName}.${column.name}: ${column.db_type} default ${column.default}`,
+            );
+          } else if (column.nullable) {
+            expect(field.default).toBe('NULL');
+          }
         }
       }
-    }
+    });
   });
 
-  it('GET /api/db/schema fills display names, application types and descriptions from the metadata tables', async () => {
-    const res = await t.http.get('/api/db/schema').expect(200);
-    const tables = res.body.data as TableEntry[];
-    expect(tables.length).toBeGreaterThanOrEqual(Object.keys(SCHEMA_LISTING).length);
-    for (const table of tables) {
-      expect(table.table_display_name).toEqual(expect.any(String));
-      for (const field of table.fields) {
-        expect(field.display_name).toEqual(expect.any(String));
-        expect(field.app_type).toEqual(expect.any(String));
+  describe('schema: GET /api/db/schema', () => {
+    it('GET /api/db/schema fills display names, application types and descriptions from the metadata tables', async () => {
+      const res = await t.http.get('/api/db/schema').expect(200);
+      const tables = res.body.data as TableEntry[];
+      expect(tables.length).toBeGreaterThanOrEqual(Object.keys(SCHEMA_LISTING).length);
+      for (const table of tables) {
+        expect(table.table_display_name).toEqual(expect.any(String));
+        for (const field of table.fields) {
+          expect(field.display_name).toEqual(expect.any(String));
+          expect(field.app_type).toEqual(expect.any(String));
+        }
       }
-    }
-    const users = tables.find((table) => table.table_name === 'users')!;
-    expect(users.table_display_name).toBe('Users');
-    expect(users.info).toEqual(expect.stringContaining('sign in'));
-    expect(users.fields.find((f) => f.name === 'email')).toMatchObject({
-      display_name: 'E-mail',
-      app_type: 'email',
-      db_type: 'varchar(255)',
+      const users = tables.find((table) => table.table_name === 'users')!;
+      expect(users.table_display_name).toBe('Users');
+      expect(users.info).toEqual(expect.stringContaining('sign in'));
+      expect(users.fields.find((f) => f.name === 'email')).toMatchObject({
+        display_name: 'E-mail',
+        app_type: 'email',
+        db_type: 'varchar(255)',
+      });
+      expect(users.fields.find((f) => f.name === 'created_at')).toMatchObject({
+        display_name: 'Created At',
+        app_type: 'datetime',
+      });
     });
-    expect(users.fields.find((f) => f.name === 'created_at')).toMatchObject({
-      display_name: 'Created At',
-      app_type: 'datetime',
-    });
-  });
 
-  it('keeps metadata rows that were edited, across restarts', async () => {
-    // A second instance over the same database runs the seeder again; it adds nothing and overwrites nothing.
-    const second = await createTestApp({ sharedWith: t });
-    try {
-      const before = (await t.http.get('/api/db/schema')).body.data as TableEntry[];
-      const after = (await second.http.get('/api/db/schema')).body.data as TableEntry[];
-      expect(after).toEqual(before);
-    } finally {
-      await second.app.close();
-    }
+    it('keeps metadata rows that were edited, across restarts', async () => {
+      // A second instance over the same database runs the seeder again; it adds nothing and overwrites nothing.
+      const second = await createTestApp({ sharedWith: t });
+      try {
+        const before = (await t.http.get('/api/db/schema')).body.data as TableEntry[];
+        const after = (await second.http.get('/api/db/schema')).body.data as TableEntry[];
+        expect(after).toEqual(before);
+      } finally {
+        await second.app.close();
+      }
+    });
   });
 });
 
-describe('diagnostics failures', () => {
+describe('schema: GET /api/db/schema when the metadata cannot be read', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

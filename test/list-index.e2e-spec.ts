@@ -117,7 +117,7 @@ interface AnalyzedTable {
 
 const withoutHint = (sql: string) => sql.replace(/\s*FORCE INDEX \(`?\w+`?\)/i, '');
 
-describe('list index: the plan of the validation-rule list', () => {
+describe('listValidationRules: the plan of the validation-rule list (list index)', () => {
   let t: TestApp;
   let db: DataSource;
   let first: TestUser;
@@ -222,7 +222,7 @@ describe('list index: the plan of the validation-rule list', () => {
   });
 });
 
-describe('list index: queries per list request', () => {
+describe('listTreatmentGroups: queries per list request (list index)', () => {
   let t: TestApp;
   let admin: TestUser;
 

@@ -54,7 +54,7 @@ const message = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-describe('POST /api/send-email over SMTP', () => {
+describe('sendEmail: POST /api/send-email over SMTP', () => {
   let smtp: SmtpCapture;
   let t: TestApp;
   let token: string;
@@ -222,7 +222,7 @@ describe('POST /api/send-email over SMTP', () => {
   });
 });
 
-describe('POST /api/send-email when the transport fails', () => {
+describe('sendEmail: POST /api/send-email when the transport fails', () => {
   it('answers 502 when the SMTP server refuses the recipient', async () => {
     const refusing = await new SmtpCapture({
       onRcptTo: (_address, _session, callback) => callback(new Error('5.1.1 Mailbox unavailable: internal-host-17')),
@@ -266,7 +266,7 @@ describe('POST /api/send-email when the transport fails', () => {
   });
 });
 
-describe('POST /api/send-email without MAIL_URL', () => {
+describe('sendEmail: POST /api/send-email without MAIL_URL', () => {
   it('writes each message as an .eml file under STORAGE_DIR/mail/', async () => {
     const storage = tempDir('mail-storage-');
     const t = await createTestApp({

@@ -15,7 +15,7 @@ const INVALID = {
 };
 const UNKNOWN = "We can't find a user with that email address.";
 
-describe('Password reset', () => {
+describe('forgotPassword, resetPassword: password reset', () => {
   let smtp: SmtpCapture;
   let t: TestApp;
   let password = ADMIN.password;
@@ -158,7 +158,7 @@ describe('Password reset', () => {
   });
 });
 
-describe('Password reset limits and failures', () => {
+describe('forgotPassword: password reset limits and failures', () => {
   it('answers 429 on the sixth forgot-password attempt for one e-mail within a minute', async () => {
     const t = await createTestApp({
       env: { STORAGE_DIR: mkdtempSync(join(tmpdir(), 'reset-storage-')), MAIL_URL: undefined },

@@ -47,7 +47,7 @@ describe('rate limiting', () => {
     });
   });
 
-  describe('login limiter', () => {
+  describe('login: the login limiter', () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: undefined } });

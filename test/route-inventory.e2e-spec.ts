@@ -292,7 +292,7 @@ describe('route inventory', () => {
   });
 });
 
-describe('sessions', () => {
+describe('login, logout: sessions', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ config: { rateLimitPerMinute: 100_000, authAttemptsPerMinute: 100_000 } });

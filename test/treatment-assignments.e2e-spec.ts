@@ -59,7 +59,7 @@ const rule = (field: string, operator: string, rule_value: string): Body => ({
   operator,
 });
 
-describe('treatment assignment', () => {
+describe('getCampaignAssignment, getCampaignAssignmentSummary: treatment assignment', () => {
   let t: TestApp;
   let root: string;
   let a: Workspace;

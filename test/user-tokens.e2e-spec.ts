@@ -2,7 +2,7 @@ import { login } from './support/auth.js';
 import { newUser, type TestUser } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
-describe('GET /api/user/tokens, DELETE /api/user/tokens/{id}', () => {
+describe('listUserTokens, revokeUserToken: GET /api/user/tokens, DELETE /api/user/tokens/{id}', () => {
   let t: TestApp;
   let admin: string;
   let user: TestUser;
