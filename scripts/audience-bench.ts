@@ -5,7 +5,7 @@ import { seedCustomers } from './perf/audience-customers.js';
 import { call, seedCampaign, startService, type ServiceUnderTest } from './perf/service-under-test.js';
 
 /**
- * `npm run bench:audiences`: the audience routes of issue 13 on MariaDB with --customers
+ * `npm run bench:audiences`: the audience routes on MariaDB with --customers
  * (default 1,000,000) varied customers in the tenant (plus --other in another tenant), through
  * HTTP against the built service in its own process (scripts/perf/service-under-test.ts):
  *

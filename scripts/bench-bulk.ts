@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { call, startService, type ServiceUnderTest } from './perf/service-under-test.js';
 
 /**
- * `npm run bench:bulk` (issue 12's figures), on a fresh MariaDB database with the built service:
+ * `npm run bench:bulk` (docs/bulk-data.md), on a fresh MariaDB database with the built service:
  * 1. --customers customers through POST /api/customers/batch, 1,000 per call, from one client
  *    keeping --in-flight calls open;
  * 2. a CSV of --rows rows (about 100 bytes a row) from upload to `completed`, into a second tenant;

@@ -24,7 +24,7 @@ const EXPOSED_HEADERS = [
 
 /**
  * Builds the application exactly as production runs it; tests and the OpenAPI script use it too.
- * Fastify rather than Express: the same pipeline costs a third of the CPU per request (README, Performance).
+ * Fastify rather than Express: the same pipeline costs a third of the CPU per request (docs/performance.md).
  */
 export async function createApp(
   config: AppConfig,

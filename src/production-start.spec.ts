@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 /**
  * The container runs the service as `npm start` does (the benchmarks and the soak start it with the
- * flags of `npm start` too): the node flags are part of what README, Performance measured.
+ * flags of `npm start` too): the node flags are part of what docs/performance.md measured.
  */
 describe('production start command', () => {
   const root = join(__dirname, '..');

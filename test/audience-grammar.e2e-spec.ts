@@ -15,7 +15,7 @@ import {
 import type { TestApp } from './support/test-app.js';
 
 /**
- * The rule grammar on the API (issue 13): rules with `field` and `operator`, audiences with
+ * The rule grammar on the API: rules with `field` and `operator`, audiences with
  * `match`, condition trees in segment_definition and segment_override, and their 422s.
  * What the rules select is in audience-members.e2e-spec.ts.
  */

@@ -58,7 +58,7 @@ describe('OpenAPI document', () => {
     for (const op of operations) {
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['429', '500', '503']));
       if (publicOps.has(op.operationId)) {
-        // Public on purpose: an empty requirement (redocly's security-defined rule; issue 14).
+        // Public on purpose: an empty requirement (redocly's security-defined rule).
         expect({ op: op.operationId, security: op.security }).toEqual({ op: op.operationId, security: [] });
       } else {
         expect({ op: op.operationId, security: op.security }).toEqual({

@@ -1,7 +1,7 @@
 import { login } from './support/auth.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
-/** The IETF draft's RateLimit-Policy and RateLimit fields, beside x-ratelimit-* (issue 14 item 4). */
+/** The IETF draft's RateLimit-Policy and RateLimit fields, beside x-ratelimit-*. */
 describe('RateLimit-Policy and RateLimit headers', () => {
   let t: TestApp;
   beforeAll(async () => {

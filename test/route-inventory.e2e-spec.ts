@@ -180,7 +180,7 @@ function routes(t: TestApp): Route[] {
       path: path.replace(/\{[^}]+\}/g, '1'),
       template: path,
       operationId: op.operationId,
-      // Public operations carry an empty requirement (`security: []`, issue 14).
+      // Public operations carry an empty requirement (`security: []`).
       isPublic: op.security === undefined || (Array.isArray(op.security) && op.security.length === 0),
       permission: /`([\w.-]+)`/.exec(op.responses['403']?.description ?? '')?.[1],
     })),

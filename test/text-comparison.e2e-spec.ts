@@ -15,7 +15,7 @@ import type { TestApp } from './support/test-app.js';
 /**
  * One behaviour on both databases (run on SQLite and on MariaDB): identifiers compare exactly,
  * e-mail addresses and tenant names are unique regardless of case, `q` matches regardless of case,
- * and name sorts ignore case with ties broken by id (README, "Text: case and comparison").
+ * and name sorts ignore case with ties broken by id (docs/architecture.md, "Text: case and comparison").
  */
 describe('text comparison is the same on every database', () => {
   let t: TestApp;

@@ -107,7 +107,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     return rows.map((row) => ({ subject_id: Number(row.subject_id), event: row.event }));
   };
 
-  it('insert: one row', async () => {
+  it('insert one row', async () => {
     const row = await tablesOf('ask').write(auth(1), (tx) => tx.table(Widget).insert({ label: 'Zoë' }));
     expect(await stored([row.id])).toEqual([
       { id: row.id, tenant_id: 1, code: null, label: 'Zoë', label_key: 'zoë', finish: 'matte' },
@@ -116,7 +116,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     expect(await logged([row.id])).toEqual([{ subject_id: row.id, event: 'created' }]);
   });
 
-  it('update: one row, its sort key follows its column', async () => {
+  it('update one row: its sort key follows its column', async () => {
     const tables = tablesOf('ask');
     const row = await tables.write(auth(1), (tx) => tx.table(Widget).insert({ label: 'Alpha', finish: 'gloss' }));
     const updated = await tables.write(auth(1), (tx) => tx.table(Widget).update(row, { label: 'ÉCLAIR' }));
@@ -134,7 +134,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     ['ids as the server numbers them', 'ask' as const],
     ['ids taken as consecutive', 1],
     ['ids read back by key (interleaved auto-increments)', null],
-  ])('insertMany: %s', async (_name, step) => {
+  ])('insert many rows: %s', async (_name, step) => {
     const tables = tablesOf(step);
     const codes = [`im-${String(step)}-a`, `im-${String(step)}-b`, `im-${String(step)}-c`];
     const rows = await tables.write(auth(2), (tx) =>
@@ -157,7 +157,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     expect((await logged(ids)).map((entry) => entry.event)).toEqual(['created', 'created', 'created']);
   });
 
-  it('insertMany without a key where ids may interleave: row by row, each with its own id', async () => {
+  it('insert many rows without a key where ids may interleave: row by row, each with its own id', async () => {
     const rows = await tablesOf(null).write(auth(2), (tx) =>
       tx.table(Widget).insertMany([{ label: 'One' }, { label: 'Two' }]),
     );
@@ -167,7 +167,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     ]);
   });
 
-  it('updateMany: one joined UPDATE, sort keys and untouched columns right, unchanged rows not written', async () => {
+  it('update many rows: one joined UPDATE, sort keys and untouched columns right, unchanged rows not written', async () => {
     const tables = tablesOf('ask');
     const rows = await tables.write(auth(3), (tx) =>
       tx.table(Widget).insertMany([{ label: 'Mike' }, { label: 'November', finish: 'gloss' }, { label: 'Oscar' }]),
@@ -193,7 +193,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     expect(await logged([rows[2].id])).toEqual([{ subject_id: rows[2].id, event: 'created' }]);
   });
 
-  it('upsertMany: creates, updates by key and by id, fails repeats, keeps other tenants apart', async () => {
+  it('upsert many rows: creates, updates by key and by id, fails repeats, keeps other tenants apart', async () => {
     const tables = tablesOf('ask');
     const [existing] = await tables.write(auth(4), (tx) =>
       tx.table(Widget).insertMany([{ code: 'up-1', label: 'Old' }], { key: 'code' }),
@@ -235,7 +235,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     expect(again).toEqual([{ status: 'unchanged', id: existing.id }]);
   });
 
-  it('upsertMany: two writers creating one new key both succeed, one creating it and one updating it', async () => {
+  it('upsert many rows: two writers creating one new key both succeed, one creating it and one updating it', async () => {
     const tables = tablesOf('ask');
     const upsert = (label: string) =>
       tables.write(auth(6), (tx) =>

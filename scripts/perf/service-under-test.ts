@@ -39,7 +39,7 @@ function procStat(pid: number): string[] {
   return text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
 
-/** The node flags of `npm start` (package.json's `start`, which the Dockerfile's CMD repeats): README, Performance. */
+/** The node flags of `npm start` (package.json's `start`, which the Dockerfile's CMD repeats): docs/performance.md. */
 function productionNodeFlags(): string[] {
   const { scripts } = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { scripts: { start: string } };
   return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));

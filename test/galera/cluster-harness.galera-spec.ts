@@ -169,7 +169,7 @@ describe('Galera cluster harness (3 nodes on loopback)', () => {
    * Galera does not enforce "first committer wins" in every interleaving (MDEV-29044; galera#618):
    * now and then both of two conflicting transactions commit and one's write is lost. The rounds
    * count it (`lost`), the tests bound it and keep the figure; the service's cross-row rules
-   * (README, "From one server to a cluster") name what it means for them.
+   * (docs/cluster.md) name what it means for them.
    */
   let reader: Connection;
   const hotValue = async (): Promise<number> => {

@@ -9,7 +9,7 @@ import { GaleraCluster } from '../support/galera-cluster.js';
 /**
  * The service on a throw-away 3-node MariaDB Galera cluster, one instance per node (each with the
  * whole cluster in its DATABASE_URL, its own node first). Figures are printed at the end and
- * quoted in the README ("From one server to a cluster").
+ * quoted in docs/cluster.md.
  */
 const DB = 'app';
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };

@@ -219,7 +219,7 @@ export const EmailField = (options: Omit<StringFieldOptions, 'email'> = {}) =>
  * A string that must itself hold valid JSON text; stored and returned byte for byte as sent.
  * The string must be well-formed Unicode like any text. JSON text that spells a lone surrogate as
  * an escape (`{"a":"\ud800"}`) is accepted: it is valid JSON text, made of ASCII characters,
- * and stored and returned exactly as sent (README, Design decisions).
+ * and stored and returned exactly as sent (docs/design-decisions.md).
  */
 export function JsonStringField(options: FieldOptions = {}) {
   return applyDecorators(

@@ -13,7 +13,7 @@ const DEFAULT_MESSAGES: Record<string, string> = {
 /**
  * Wraps every success answer as `{code, message, data}` (lists add `meta`), API-CONVENTIONS §2.
  * A fastify preSerialization hook rather than a Nest interceptor: any Nest interceptor costs
- * about 80 µs per request here (README, Performance). Error answers (status 400 and up) are
+ * about 80 µs per request here (docs/performance.md). Error answers (status 400 and up) are
  * the exception filter's bodies and pass untouched; so do strings, buffers and streams (the
  * OpenAPI document, exports), which fastify never hands to this hook.
  */

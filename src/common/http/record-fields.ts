@@ -18,7 +18,7 @@ export interface RecordFields {
  * A tenant-owned record's answer (API-CONVENTIONS §3): its id, tenant and timestamps, then `fields`.
  *
  * `Object.assign`, not a spread: V8 builds `{ ...recordFields(row), name: row.name }` on a slow path
- * that cost ten times the mapping itself, several percent of a GET's CPU (README, Performance).
+ * that cost ten times the mapping itself, several percent of a GET's CPU (docs/performance.md).
  */
 export const recordFields = <F extends object>(row: StoredRecord, fields: F): RecordFields & F =>
   Object.assign(

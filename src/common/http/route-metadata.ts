@@ -6,7 +6,7 @@ type Handler = (...args: never[]) => unknown;
 /**
  * What a guard derives from a route's decorator metadata, derived once per controller method:
  * the metadata never changes after start-up, and reading it through reflect-metadata on every
- * request took about 2 % of a GET's CPU (README, Performance). Kept per controller class too, since
+ * request took about 2 % of a GET's CPU (docs/performance.md). Kept per controller class too, since
  * a method inherited by two controllers is one function with two classes' decorators.
  */
 export class RouteMetadataCache<T> {

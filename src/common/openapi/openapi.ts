@@ -36,7 +36,7 @@ const error = (description: string, example?: string) => ({
   },
 });
 
-/** Headers on every answer of a known route (API-CONVENTIONS §9; issue 14 item 4), declared once. */
+/** Headers on every answer of a known route (API-CONVENTIONS §9), declared once. */
 export const COMMON_HEADERS: Record<string, { description: string; schema: Record<string, unknown> }> = {
   'x-request-id': { description: 'The request id (also on every log line of the request)', schema: { type: 'string' } },
   'x-ratelimit-limit': { description: 'Requests allowed per window', schema: { type: 'integer' } },

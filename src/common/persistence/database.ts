@@ -37,7 +37,7 @@ export const CONFLICT_RETRY_AFTER_SECONDS = 1;
  *
  * MySQL/MariaDB: prepared statements (mysql2 `execute`, cached per connection) on the data source's
  * own pool: TypeORM's query runner wraps each statement in promises, events and copies that cost
- * more than the statement itself on a cheap request (README, Performance). Every statement still
+ * more than the statement itself on a cheap request (docs/performance.md). Every statement still
  * goes through the data source's logger.
  *
  * SQLite is one connection for the whole process: its transactions and statements take turns, so

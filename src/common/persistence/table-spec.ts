@@ -82,7 +82,7 @@ export class TableSpec<E extends ObjectLiteral> {
 
   /**
    * Every column's default value (null where the entity declares none), in a new object. (Here and
-   * on the write path, Object.assign rather than spreads: README, Performance.)
+   * on the write path, Object.assign rather than spreads: docs/performance.md.)
    */
   defaults(): Record<string, unknown> {
     return Object.assign({}, this.defaultValues);

@@ -56,7 +56,7 @@ interface RoutePlan {
  * AuthenticationGuard, so the caller is already known (the token is verified once per request).
  *
  * The base class reads each throttler's route metadata (skip, limit, ttl, block duration, tracker,
- * key) on every request; here it is read once per route and kept (README, Performance). Limits are
+ * key) on every request; here it is read once per route and kept (docs/performance.md). Limits are
  * numbers: a limit computed per request, which @nestjs/throttler also allows, is refused at the
  * route's first request, as are `ignoreUserAgents` and `setHeaders: false`, which it does not apply.
  */

@@ -14,7 +14,7 @@ const SWEEP_INTERVAL_MS = 60_000;
  * Fixed-window counters in this process: one number per caller and window, the same algorithm as
  * the Redis storage. @nestjs/throttler's own in-memory storage keeps one timestamp per hit and
  * filters the list on every request: at thousands of requests a minute that was 12 % of a request's
- * CPU and the memory growth under load (README, Performance).
+ * CPU and the memory growth under load (docs/performance.md).
  */
 export class MemoryThrottlerStorage implements ThrottlerStorage {
   private readonly windows = new Map<string, Window>();

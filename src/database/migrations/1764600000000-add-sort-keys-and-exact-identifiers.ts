@@ -32,7 +32,7 @@ const EXACT: { table: string; column: string; nullable: boolean }[] = [
 const BATCH = 1000;
 
 /**
- * One behaviour on both databases (README, "Text: case and comparison"). Until now MySQL/MariaDB
+ * One behaviour on both databases (docs/architecture.md, "Text: case and comparison"). Until now MySQL/MariaDB
  * compared text with utf8mb4_unicode_ci (case- and accent-blind, PAD SPACE, every emoji equal to
  * every other) and SQLite byte for byte. Now:
  * - external ids and e-mail addresses compare exactly on both (a binary, no-pad collation on MySQL);

@@ -4,8 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * `campaigns.selection_version` is incremented by every write that changes which customers a
  * campaign selects or how it assigns them (its treatment groups, its audience links, the rules
  * and match of a linked audience). An instance may then keep a campaign's definition under
- * (campaign, version) and check the version in the assignment lookup's one statement (README,
- * Audiences).
+ * (campaign, version) and check the version in the assignment lookup's one statement
+ * (docs/audiences.md).
  */
 export class AddCampaignsSelectionVersion1764700000000 implements MigrationInterface {
   name = 'AddCampaignsSelectionVersion1764700000000';

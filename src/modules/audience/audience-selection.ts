@@ -35,7 +35,7 @@ export interface Selection {
   evaluable: boolean;
   /**
    * The created_at (SQL text, as the compiler writes it) that every selected customer reaches,
-   * when the rules imply one: member scans turn it into an id floor (README of ./rules).
+   * when the rules imply one: member scans turn it into an id floor (rules/README.md).
    */
   since: string | null;
   now: Date;

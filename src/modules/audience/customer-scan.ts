@@ -97,7 +97,7 @@ interface ScanPlan {
 }
 
 /**
- * Reads the customers a Selection chooses, in the tenant (README of ./rules, "Member lists on
+ * Reads the customers a Selection chooses, in the tenant (rules/README.md, "Member lists on
  * MariaDB"): keyset pages on (tenant_id, id) with FORCE INDEX; counts and bucket summaries
  * bounded by the id floor that a created_at lower bound implies (read along the primary key
  * where the customers above it are mostly candidates), in up to four id ranges at once.

@@ -19,7 +19,7 @@ const VERIFIED_TOKENS = 10_000;
  *
  * A token whose signature passport-jwt has verified once is remembered with its claims until it
  * expires, so a client's next requests skip the signature check (decoding and verifying the JWT was
- * a seventh of a GET's CPU: README, Performance). The same bytes cannot verify differently later,
+ * a seventh of a GET's CPU: docs/performance.md). The same bytes cannot verify differently later,
  * and every request still reads the token's row, so logout and deactivation still revoke at once.
  */
 @Injectable()

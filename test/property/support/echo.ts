@@ -7,7 +7,7 @@ const TRUE_FORMS = [true, 1, '1', 'true'];
 
 /**
  * What the API stores and answers for a value it accepted. These are the only normalizations a
- * 2xx may apply (API-CONVENTIONS §3, §6 and the README's design decisions):
+ * 2xx may apply (API-CONVENTIONS §3, §6 and docs/design-decisions.md):
  * - e-mail fields (`format: email`): trimmed and lower-cased;
  * - dates (`format: date-time`): the same instant, to the whole second, answered as ISO 8601 UTC
  *   (`YYYY-MM-DD` is midnight UTC; a date-time without an offset is UTC); compared as instants;

@@ -48,7 +48,7 @@ export class ImportJobs {
     return this.config.imports.leaseMs;
   }
 
-  /** A new queued job of the caller's tenant. Logged once, when it ends (README: one entry per job). */
+  /** A new queued job of the caller's tenant. Logged once, when it ends (docs/bulk-data.md: one entry per job). */
   async create(
     auth: AuthContext,
     job: { batch_uuid: string; file_name: string | null; file_path: string; file_bytes: number; total_rows: number },
