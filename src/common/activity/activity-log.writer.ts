@@ -28,10 +28,8 @@ export type Actor = Pick<AuthContext, 'requestId'> & { user?: Pick<AuthContext['
 export const NEVER_LOGGED = new Set(['password', 'remember_token', 'token']);
 
 /**
- * Writes one activity-log entry, with the same transaction as the change it records, so that the
- * log holds exactly the changes that were committed. The tables' write methods (ScopedTable,
- * TenantTable) call it for every insert, update and delete; nothing else writes the log but
- * recordActivities, its multi-row form for bulk writes.
+ * Writes one activity-log entry in the transaction of what it records (an import job's summary,
+ * when the job ends). Every change of a record is logged through the write's Journal instead.
  */
 export function recordActivity(tx: Sql, actor: Actor, entry: ActivityEntry): Promise<void> {
   return recordActivities(tx, actor, [entry]);
@@ -40,7 +38,12 @@ export function recordActivity(tx: Sql, actor: Actor, entry: ActivityEntry): Pro
 /** Rows of one multi-row INSERT: 11 parameters each, well under the placeholder limits of both databases. */
 const ENTRIES_PER_STATEMENT = 2000;
 
-/** Writes many entries of one actor in a few multi-row INSERTs (bulk imports and batches). */
+/**
+ * Writes entries of one actor in a few multi-row INSERTs, in the same transaction as the changes
+ * they record, so that the log holds exactly the changes that were committed. The write's Journal
+ * (src/common/persistence/journal.ts) calls it for every change the tables made; nothing else writes
+ * the log but recordActivity.
+ */
 export async function recordActivities(tx: Sql, actor: Actor, entries: readonly ActivityEntry[]): Promise<void> {
   const now = wholeSecondNow();
   for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
