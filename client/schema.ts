@@ -1732,6 +1732,11 @@ export interface components {
              */
             rate_limit_counters: "in-process" | "shared" | "degraded";
             /**
+             * @description Redis (REDIS_URL), where the rate-limit counters are shared: `up` (connected), `down` (unreachable: `status` is `degraded` and each instance counts alone until it returns), or `not_configured` (no REDIS_URL)
+             * @enum {string}
+             */
+            redis: "up" | "down" | "not_configured";
+            /**
              * @description `degraded`: serving, but a dependency other than the database is down
              * @enum {string}
              */

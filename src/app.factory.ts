@@ -59,6 +59,9 @@ export async function createApp(
   });
   fastify.addHook('preSerialization', envelope);
   fastify.addHook('onSend', (request, reply, payload, done) => {
+    // Shutting down (graceful-shutdown.ts has stopped listening): the connection closes after this
+    // answer, and the client knows not to send another request on it.
+    if (!fastify.server.listening) reply.header('connection', 'close');
     if (!request.auth?.idempotency) return done(null, notModified(reply, payload));
     void settleIdempotency(request, reply, payload).then((settled) => done(null, settled));
   });

@@ -13,8 +13,9 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 /**
  * The same customers on SQLite and on MariaDB, the same rules compiled for each: every case must
  * select the same customers on both, and the customers worked out by hand where the case says.
- * The MariaDB half needs TEST_MYSQL_URL or a mysql DATABASE_URL; without either, SQLite alone
- * is checked against the hand-worked sets.
+ * Then every text field with every text operator, against what JavaScript computes from the
+ * fixture (TEXT_CUSTOMERS below). The MariaDB half needs TEST_MYSQL_URL or a mysql DATABASE_URL:
+ * CI has both (its second e2e pass runs on MariaDB); without either, SQLite alone is checked.
  */
 const mysqlConfigured = requirements.mysql.met();
 
@@ -434,6 +435,201 @@ function allCases(): { name: string; compile: (dialect: Dialect) => SqlFragment;
   ];
 }
 
+/**
+ * Customers for the text matrix: case differences, LIKE wildcards (`%`, `_`), the LIKE escape
+ * character (`!`), backslashes, trailing spaces, letters beyond ASCII, empty strings, NULLs, and
+ * attributes that are not strings, null, missing, or not objects at all. E-mails are stored lower
+ * case, as the app stores them.
+ */
+interface TextCustomer {
+  external_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  attributes: string | null;
+}
+const textCustomer = (
+  external_id: string | null,
+  first_name: string | null,
+  last_name: string | null,
+  email: string | null,
+  phone: string | null,
+  attributes: string | null,
+): TextCustomer => ({ external_id, first_name, last_name, email, phone, attributes });
+const TEXT_CUSTOMERS: TextCustomer[] = [
+  textCustomer('E-001', 'Ana', 'García', 'ana@example.com', '+31 6 1234', '{"code":"E-001","n":1}'),
+  textCustomer('E-003', 'ANA', 'garcia', 'ana.b@example.org', null, '{"code":"e-003"}'),
+  textCustomer('E-012', 'anA', 'Smith', 'a_b@example.com', '555_0100', '{"code":"P%_1"}'),
+  textCustomer('e-012', 'Ana ', "O'Brien", 'a%b@example.com', '555x0100', '{"code":"p%_2"}'),
+  textCustomer('P%_1', '50% off_deal', 'Zola', 'émile@exämple.fr', '50%', '{"code":"PX_3"}'),
+  textCustomer('p%_2', 'Émile', 'zola ', 'x!y@example.com', '', '{"code":"b\\\\1"}'),
+  textCustomer('PX_3', 'émile', 'STRASSE', 'b\\s@example.com', null, '{"code":42}'),
+  textCustomer('P%x4', 'Straße', 'Straße', null, '+31 20', '{"code":true}'),
+  textCustomer('B\\1', 'back\\slash', '\\%', 'strasse@example.com', '0612', '{"code":null}'),
+  textCustomer('b\\\\2', 'x!y', 'a_b', 'z@e.io', '555%0100', '{"other":"E-001"}'),
+  textCustomer('x!y', 'a_b', 'axb', 'x@ex!ample.com', '!', '[1,2]'),
+  textCustomer('a_b', 'axb', '', 'a\\b@example.com', 'E-003', '"E-001"'),
+  textCustomer('axb', '', null, 'e-001@example.com', '\\', '{"code":{"x":"E-001"}}'),
+  textCustomer('', null, 'ANA', null, null, null),
+  textCustomer('E-001 ', 'ÉMILE', 'émile', 'ß@example.com', 'STRASSE', '{"code":"ÉMILE"}'),
+  textCustomer('É-001', 'ß', 'ss', 'ss@example.com', 'p%_2', '{"code":"Straße"}'),
+  textCustomer(null, 'E-003', 'x!', 'é@example.com', 'Ana', '{"code":"\\\\%"}'),
+  textCustomer(null, null, null, null, null, '{"code":"ana "}'),
+  textCustomer(null, 'STRASSE', 'É-001', 'straße@example.com', 'b\\1', '{"code":""}'),
+];
+const TEXT_FIELDS = ['external_id', 'first_name', 'last_name', 'email', 'phone', 'attributes.code'] as const;
+type TextField = (typeof TEXT_FIELDS)[number];
+const TEXT_OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'in',
+  'not_in',
+  'exists',
+  'not_exists',
+] as const;
+type TextOperator = (typeof TEXT_OPERATORS)[number];
+/** Operands of every single-value operator, on every text field. */
+const TEXT_OPERANDS = [
+  'E-003',
+  'e-003',
+  'E-012',
+  'E-001',
+  'E-0',
+  'e-01',
+  '-012',
+  'É-0',
+  'P%_',
+  'p%_',
+  'P%',
+  '%_',
+  '%',
+  '_',
+  'x_',
+  'a_b',
+  '\\',
+  'b\\',
+  '\\1',
+  '\\%',
+  '\\\\',
+  '!',
+  '!%',
+  'x!',
+  'ana',
+  'ANA',
+  'Ana ',
+  'ana ',
+  ' ',
+  '',
+  'a',
+  'émile',
+  'ÉMILE',
+  'EMILE',
+  'ß',
+  'SS',
+  'STRASSE',
+  'straße',
+  '@example.com',
+  '@EXAMPLE.COM',
+  'ÄMPLE',
+  '+31',
+  '555_',
+  '555%',
+  'zzz',
+];
+/** Operands of `in` / `not_in`. */
+const TEXT_LISTS = [
+  ['E-001', 'E-012'],
+  ['E-001'],
+  ['e-003'],
+  ['P%_1', 'ana', 'émile'],
+  ['\\', 'b\\1', 'B\\\\2'],
+  ['%', '_', '!'],
+  ['ANA', 'ÉMILE', 'x'],
+  [''],
+  ['Ana ', 'ss'],
+];
+
+/** The JavaScript reading of the rules' text semantics (src/modules/audience/rules/README.md). */
+const asciiFold = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** The text a text operator sees, or null (a NULL column; an attribute missing, null or not a string). */
+function textOf(customer: TextCustomer, field: TextField): { present: boolean; text: string | null } {
+  if (field !== 'attributes.code') {
+    const value = customer[field];
+    return { present: value !== null, text: value };
+  }
+  const attributes: unknown = customer.attributes === null ? null : JSON.parse(customer.attributes);
+  const isObject = typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes);
+  const value = isObject ? (attributes as Record<string, unknown>).code : undefined;
+  return { present: value !== undefined && value !== null, text: typeof value === 'string' ? value : null };
+}
+
+function expectedMatch(customer: TextCustomer, field: TextField, operator: TextOperator, operand: string): boolean {
+  const positive = operator.replace(/^not_/, '');
+  if (operator.startsWith('not_')) return !expectedMatch(customer, field, positive as TextOperator, operand);
+  const { present, text } = textOf(customer, field);
+  if (positive === 'exists') return present;
+  if (text === null) return false;
+  // E-mails are stored lower-cased: the operand is lower-cased the same way (Unicode), then compared
+  // exactly; every other text ignores ASCII case only.
+  const value = field === 'email' ? text : asciiFold(text);
+  const fold = (o: string) => (field === 'email' ? o.toLowerCase() : asciiFold(o));
+  switch (positive) {
+    case 'equals':
+      return value === fold(operand);
+    case 'in':
+      return (JSON.parse(operand) as string[]).some((o) => value === fold(o));
+    case 'contains':
+      return value.includes(fold(operand));
+    case 'starts_with':
+      return value.startsWith(fold(operand));
+    case 'ends_with':
+      return value.endsWith(fold(operand));
+  }
+  throw new Error(`not a text operator: ${operator}`);
+}
+
+/** Every text field with every text operator and its operands. */
+function textCases(): { field: TextField; operator: TextOperator; operand: string }[] {
+  return TEXT_FIELDS.flatMap((field) =>
+    TEXT_OPERATORS.flatMap((operator) => {
+      const operands = operator.endsWith('in')
+        ? TEXT_LISTS.map((list) => JSON.stringify(list))
+        : operator.endsWith('exists')
+          ? ['-']
+          : TEXT_OPERANDS;
+      return operands.map((operand) => ({ field, operator, operand }));
+    }),
+  );
+}
+
+async function seedTextCustomers(db: DataSource): Promise<{ tenantId: number; labels: Map<number, string> }> {
+  const now = '2026-01-01 00:00:00';
+  await db.query('INSERT INTO tenants (name, name_key, is_active, created_at, updated_at) VALUES (?, ?, 1, ?, ?)', [
+    'Text matrix',
+    'text matrix',
+    now,
+    now,
+  ]);
+  const [{ id }] = await db.query('SELECT id FROM tenants WHERE name = ?', ['Text matrix']);
+  const tenantId = Number(id);
+  for (const c of TEXT_CUSTOMERS) {
+    await db.query(
+      'INSERT INTO customers (tenant_id, external_id, first_name, last_name, email, phone, attributes, is_active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)',
+      [tenantId, c.external_id, c.first_name, c.last_name, c.email, c.phone, c.attributes, now, now],
+    );
+  }
+  const rows: { id: number }[] = await db.query('SELECT id FROM customers WHERE tenant_id = ? ORDER BY id', [tenantId]);
+  return { tenantId, labels: new Map(rows.map((r, index) => [Number(r.id), textLabel(index)])) };
+}
+
+const textLabel = (index: number) => `t${String(index + 1).padStart(2, '0')}`;
+
 async function seed(db: DataSource): Promise<number> {
   const [{ id: tenantId }] = await db.query('SELECT id FROM tenants ORDER BY id LIMIT 1');
   const params = CUSTOMERS.flatMap(([externalId, first, last, email, phone, active, created, attributes]) => [
@@ -465,14 +661,26 @@ async function members(db: DataSource, tenantId: number, where: SqlFragment): Pr
 }
 
 describe('audience rule evaluation on SQLite and MariaDB', () => {
-  const apps: { dialect: Dialect; t: TestApp; tenantId: number }[] = [];
+  const apps: {
+    dialect: Dialect;
+    t: TestApp;
+    tenantId: number;
+    text: Awaited<ReturnType<typeof seedTextCustomers>>;
+  }[] = [];
 
   beforeAll(async () => {
     const sqlite = await createTestApp({ env: { DATABASE_URL: '' } });
-    apps.push({ dialect: 'sqlite', t: sqlite, tenantId: await seed(sqlite.app.get(DataSource)) });
+    const sqliteDb = sqlite.app.get(DataSource);
+    apps.push({
+      dialect: 'sqlite',
+      t: sqlite,
+      tenantId: await seed(sqliteDb),
+      text: await seedTextCustomers(sqliteDb),
+    });
     if (mysqlConfigured) {
       const mysql = await createTestApp({ database: 'mysql' });
-      apps.push({ dialect: 'mysql', t: mysql, tenantId: await seed(mysql.app.get(DataSource)) });
+      const mysqlDb = mysql.app.get(DataSource);
+      apps.push({ dialect: 'mysql', t: mysql, tenantId: await seed(mysqlDb), text: await seedTextCustomers(mysqlDb) });
     } else {
       reportNotRun('audience rule evaluation, the MariaDB half', requirements.mysql);
     }
@@ -501,5 +709,42 @@ describe('audience rule evaluation on SQLite and MariaDB', () => {
     }
     expect(problems).toEqual([]);
     expect(cases.filter((c) => c.expected).length).toBeGreaterThan(130);
+  });
+
+  it('compares every text field with every text operator as JavaScript does, on each database', async () => {
+    expect(TEXT_CUSTOMERS.every((c) => c.email === null || c.email === c.email.toLowerCase())).toBe(true);
+    const cases = textCases();
+    // Attribute equality also reads a number or boolean operand as such: the operands here are text only.
+    for (const { field, operator, operand } of cases) {
+      const [{ test }] = conditionsOf([rule(field, operator, operand)]);
+      if (test.kind === 'equals')
+        expect(test.values.filter((v) => v.number !== null || v.boolean !== null)).toEqual([]);
+    }
+    const problems: string[] = [];
+    for (const { dialect, t, text } of apps) {
+      const db = t.app.get(DataSource);
+      for (const { field, operator, operand } of cases) {
+        const expected = TEXT_CUSTOMERS.flatMap((c, index) =>
+          expectedMatch(c, field, operator, operand) ? [textLabel(index)] : [],
+        );
+        const where = compileRules(conditionsOf([rule(field, operator, operand)]), 'all', {
+          dialect,
+          alias: 'c',
+          now: NOW,
+        });
+        const rows: { id: number }[] = await db.query(
+          `SELECT c.id AS id FROM customers c WHERE c.tenant_id = ? AND ${where.sql}`,
+          [text.tenantId, ...where.params],
+        );
+        const found = rows.map((r) => text.labels.get(Number(r.id))!).sort();
+        if (found.join() !== expected.join()) {
+          problems.push(
+            `${dialect}: ${field} ${operator} ${operand}: [${found.join()}], expected [${expected.join()}]`,
+          );
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(cases.length).toBe(TEXT_FIELDS.length * (6 * TEXT_OPERANDS.length + 2 * TEXT_LISTS.length + 2));
   });
 });

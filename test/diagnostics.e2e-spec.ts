@@ -51,9 +51,16 @@ describe('diagnostics', () => {
   });
 
   describe('health: GET /api/health', () => {
-    it('GET /api/health pings the database', async () => {
+    it('GET /api/health pings the database and names the state of Redis', async () => {
       const res = await t.http.get('/api/health').expect(200);
       expect(res.body.code).toBe(200);
+      // Every test app counts in the machine's Redis when REDIS_URL is set (CI); its outage is
+      // test/redis-outage.e2e-spec.ts.
+      expect(res.body.data).toEqual(
+        t.config.redisUrl
+          ? { status: 'ok', database: 'up', redis: 'up', rate_limit_counters: 'shared' }
+          : { status: 'ok', database: 'up', redis: 'not_configured', rate_limit_counters: 'in-process' },
+      );
     });
   });
 

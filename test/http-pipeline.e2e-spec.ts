@@ -1,3 +1,5 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { login } from './support/auth.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -123,5 +125,59 @@ describe('HTTP pipeline', () => {
     expect(json.body.openapi).toMatch(/^3\./);
     const html = await t.http.get('/api/docs').expect(200);
     expect(html.text).toMatch(/swagger/i);
+  });
+
+  // The exact request line, as an attacker sends it: supertest and inject() resolve `..` before sending.
+  const rawGet = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      const { port } = t.app.getHttpServer().address() as AddressInfo;
+      const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+    });
+
+  describe('the docs assets (files under /api/docs/)', () => {
+    beforeAll(() => t.app.listen(0, '127.0.0.1'));
+
+    it('serves an asset', async () => {
+      const res = await rawGet('/api/docs/swagger-ui.css');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/text\/css/);
+    });
+
+    // The file server refuses these (403 for a path leaving its folder, 400 for a NUL byte); that
+    // refusal reached the exception filter as an unknown error: 500.
+    it.each([
+      '/api/docs/../../../../etc/passwd',
+      '/api/docs/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+      '/api/docs/%2E%2E/%2E%2E/package.json',
+      '/api/docs/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd',
+      '/api/docs/..%2f..%2fetc%2fpasswd',
+      '/api/docs/..%5c..%5cetc%5cpasswd',
+      '/api/docs/..',
+      '/api/docs/%2e%2e',
+      '/api/docs/../swagger-ui.css',
+      '/api/docs/docs/../../../etc/passwd',
+      '/api/docs/swagger-ui.css%00',
+      '/api/docs/%00',
+    ])('answers 404 with the conventions body for %s', async (path) => {
+      const res = await rawGet(path);
+      expect(res.status).toBe(404);
+      expect(JSON.parse(res.body)).toEqual({ message: `The route ${path} could not be found.` });
+      expectErrorHeaders(res as unknown as { headers: Record<string, string> });
+    });
+
+    it('answers a range that is not satisfiable 416, and a failed precondition 412, not 500', async () => {
+      const range = await rawGet('/api/docs/swagger-ui.css', { range: 'bytes=99999999-' });
+      expect(range.status).toBe(416);
+      expect(JSON.parse(range.body)).toEqual({ message: expect.any(String) });
+      const precondition = await rawGet('/api/docs/swagger-ui.css', { 'if-match': '"not-this-one"' });
+      expect(precondition.status).toBe(412);
+      expect(JSON.parse(precondition.body)).toEqual({ message: expect.any(String) });
+    });
   });
 });

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOpenApiDocument } from '../src/common/openapi/openapi.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -17,6 +19,25 @@ describe('OpenAPI document', () => {
   it('matches the checked-in openapi.json (run `npm run openapi` after changing routes)', () => {
     const checkedIn = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8'));
     expect(document).toEqual(checkedIn);
+  });
+
+  it("passes Redocly's recommended rules with no error and no warning, none of them turned off", () => {
+    const root = join(__dirname, '..');
+    // `npm run lint:openapi` reads redocly.yaml: a rule turned off there would hide what it finds.
+    expect(readFileSync(join(root, 'redocly.yaml'), 'utf8')).not.toMatch(/:\s*off\b/);
+    const file = join(mkdtempSync(join(tmpdir(), 'cs-openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(document, null, 2));
+    const lint = spawnSync(
+      join(root, 'node_modules', '.bin', 'redocly'),
+      ['lint', file, '--config', join(root, 'redocly.yaml'), '--format=json'],
+      { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    );
+    const report = JSON.parse(lint.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string }[];
+    };
+    expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
   it('is what /api/docs-json serves', async () => {

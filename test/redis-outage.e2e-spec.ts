@@ -83,7 +83,7 @@ describe('rate limiting through a Redis outage', () => {
   it('shares one budget while Redis is up', async () => {
     const first = await remaining(0);
     expect(await remaining(1)).toBe(first - 1);
-    expect(await counters(0)).toEqual({ status: 'ok', database: 'up', rate_limit_counters: 'shared' });
+    expect(await counters(0)).toEqual({ status: 'ok', database: 'up', redis: 'up', rate_limit_counters: 'shared' });
   });
 
   it('keeps serving at normal latency without Redis, counting per instance, and says so once', async () => {
@@ -97,7 +97,14 @@ describe('rate limiting through a Redis outage', () => {
     }
     const a = await remaining(0);
     expect(await remaining(0)).toBe(a - 1);
-    expect(await counters(1)).toEqual({ status: 'degraded', database: 'up', rate_limit_counters: 'degraded' });
+    // An operator sees which dependency is down.
+    expect(await counters(1)).toEqual({
+      status: 'degraded',
+      database: 'up',
+      redis: 'down',
+      rate_limit_counters: 'degraded',
+    });
+    expect((await counters(0)).redis).toBe('down');
     expect(warnings.filter((w) => /unreachable/.test(w))).toHaveLength(2); // one per instance
   });
 
@@ -110,8 +117,8 @@ describe('rate limiting through a Redis outage', () => {
     }
     // Each instance's first hit after Redis is back also carries what it counted alone: these two
     // calls make sure both have done so before the budgets are compared.
-    expect(await counters(0)).toEqual({ status: 'ok', database: 'up', rate_limit_counters: 'shared' });
-    expect(await counters(1)).toEqual({ status: 'ok', database: 'up', rate_limit_counters: 'shared' });
+    expect(await counters(0)).toEqual({ status: 'ok', database: 'up', redis: 'up', rate_limit_counters: 'shared' });
+    expect(await counters(1)).toEqual({ status: 'ok', database: 'up', redis: 'up', rate_limit_counters: 'shared' });
     const first = await remaining(1);
     expect(await remaining(0)).toBe(first - 1);
     expect(warnings.filter((w) => /reachable again/.test(w))).toHaveLength(2);

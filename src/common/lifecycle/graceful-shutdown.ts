@@ -1,7 +1,16 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 
-export const SHUTDOWN_DEADLINE_MS = 10_000;
+/** The process exits by then whatever happens: a margin under the contract's 10 s (API-CONVENTIONS §1). */
+export const SHUTDOWN_DEADLINE_MS = 8_000;
+/** Requests still running then are cut, so that the database pool and Redis still close before the deadline. */
+export const DRAIN_DEADLINE_MS = 6_000;
+/**
+ * How long a connection without a request in progress is left open after SIGTERM: a request may be on
+ * its way on it (a connection just accepted, or a kept-alive one the client has just reused).
+ */
+export const IDLE_GRACE_MS = 500;
 
 export interface ShutdownOptions {
   exit?: (code: number) => void;
@@ -38,15 +47,54 @@ export function gracefulShutdown(app: INestApplication, options: ShutdownOptions
   };
 }
 
-/** Stops listening and resolves once every in-flight request has been answered. */
-function stopAccepting(server: Server): Promise<void> {
-  if (!server.listening) return Promise.resolve();
-  return new Promise((resolve) => {
-    // Keep-alive connections that finish their request after close() would otherwise linger idle.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    server.close(() => {
-      clearInterval(sweep);
-      resolve();
-    });
-  });
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Takes in the connections the kernel has already accepted and queued on the listening socket (closing
+ * it resets them): node takes in one of them per turn of the event loop, so this turns until a turn
+ * takes in none, for at most `limitMs` (a flood of new connections does not delay the shutdown).
+ */
+async function takeInQueued(server: Server, limitMs: number): Promise<void> {
+  let accepted = 0;
+  const count = () => accepted++;
+  server.on('connection', count);
+  const until = Date.now() + limitMs;
+  try {
+    // The first turn ends in the same turn as the signal's handler, before the loop polls again.
+    await nextTurn();
+    do {
+      accepted = 0;
+      await nextTurn();
+    } while (accepted > 0 && Date.now() < until);
+  } finally {
+    server.off('connection', count);
+  }
+}
+
+/**
+ * Stops listening and resolves once every request accepted before has been answered and its
+ * connection closed.
+ *
+ * - First the connections the kernel has already accepted and queued are taken in (takeInQueued).
+ * - The listening socket closes as net.Server's close does: http.Server's close() would also destroy
+ *   every connection without a request in progress at once, among them one whose request has arrived
+ *   but is not read yet (the client got a connection reset).
+ * - Every answer from now on says `Connection: close` (app.factory's onSend hook), so a kept-alive
+ *   client does not send its next request on a connection that is about to close, and every busy
+ *   connection closes after its answer: clients that keep sending cannot hold the process open.
+ * - Connections without a request in progress are closed after IDLE_GRACE_MS, then as they become idle.
+ */
+async function stopAccepting(server: Server, drainMs = DRAIN_DEADLINE_MS): Promise<void> {
+  if (!server.listening) return;
+  await takeInQueued(server, IDLE_GRACE_MS);
+  let sweep: NodeJS.Timeout | undefined;
+  const grace = setTimeout(() => {
+    server.closeIdleConnections();
+    sweep = setInterval(() => server.closeIdleConnections(), 100);
+  }, IDLE_GRACE_MS);
+  const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+  await new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  clearTimeout(grace);
+  clearInterval(sweep);
+  clearTimeout(cut);
 }

@@ -1,4 +1,5 @@
-import type { INestApplication } from '@nestjs/common';
+import { HttpException, type INestApplication } from '@nestjs/common';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { PUBLIC_EXTENSION } from '../auth/public.decorator.js';
 import { AUTH_RATE_LIMITED_EXTENSION } from '../throttling/auth-rate-limit.js';
@@ -258,6 +259,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'errors are `{message}` (422 adds `errors`). Send `Authorization: Bearer <token>` from `POST /api/login`.',
     )
     .setVersion('1.0.0')
+    // OpenAPI 3.0 names a license by `url` (`identifier` is 3.1). There is no license text but the
+    // statement that the API is proprietary, so the link is this documentation, relative to the server.
+    .setLicense('Proprietary', '/api/docs')
     .addServer('/', 'The server that serves this document')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .build();
@@ -265,15 +269,36 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorBodyDto, ValidationErrorBodyDto],
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
   });
-  document.info.license = { name: 'Proprietary' };
   return sortKeys(addCommonResponses(document));
 }
 
 export function setupOpenApi(app: INestApplication): void {
+  answerAssetRefusals(app.getHttpAdapter().getInstance() as FastifyInstance, '/api/docs/');
   SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'api/docs-json',
     customSiteTitle: 'Campaign Service API',
     // The token survives a reload of the page.
     swaggerOptions: { persistAuthorization: true },
+  });
+}
+
+/**
+ * The docs' assets are files that SwaggerModule serves through @fastify/static (`/api/docs/*`). Its
+ * file server refuses a path that leaves the assets' folder (`..`, `%2e%2e`, `..\\`) with a 403 error, a
+ * NUL byte with a 400, a failed precondition or range with a 412 / 416, and hands each to the route's
+ * error handler as a plain error, which the exception filter (HttpException or 500) answered 500. A path
+ * the file server refuses names no asset: 404 like any unknown route (no file is read either way); a
+ * 412 or 416 keeps its status, in the conventions' body.
+ */
+function answerAssetRefusals(fastify: FastifyInstance, prefix: string): void {
+  fastify.addHook('onRoute', (route) => {
+    const handleError = route.errorHandler;
+    if (!route.url?.startsWith(prefix) || !route.url.endsWith('*') || !handleError) return;
+    route.errorHandler = function (this: FastifyInstance, error: FastifyError, request, reply) {
+      const status = error.statusCode ?? 500;
+      if (status === 400 || status === 403) return reply.callNotFound();
+      const known = status >= 400 && status < 500 ? new HttpException(error.message, status) : error;
+      return handleError.call(this, known as FastifyError, request, reply);
+    };
   });
 }

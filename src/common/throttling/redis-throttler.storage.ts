@@ -59,6 +59,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     return this.shared && this.redis.status === 'ready' ? 'up' : 'degraded';
   }
 
+  /** Whether the connection to Redis is up (ready for commands) right now. */
+  get connection(): 'up' | 'down' {
+    return this.redis.status === 'ready' ? 'up' : 'down';
+  }
+
   /**
    * Hits counted in memory while Redis was unavailable (before its connection was ready, or during an
    * outage or a slow command) are added to the shared counter with the next hit, so a caller never

@@ -38,7 +38,13 @@ export class DiagnosticsService {
   async health(): Promise<HealthStatus> {
     await this.ping();
     const counters = this.rateLimit.counters();
-    return { status: counters === 'degraded' ? 'degraded' : 'ok', database: 'up', rate_limit_counters: counters };
+    const redis = this.rateLimit.redis();
+    return {
+      status: counters === 'degraded' || redis === 'down' ? 'degraded' : 'ok',
+      database: 'up',
+      redis,
+      rate_limit_counters: counters,
+    };
   }
 
   async ping(): Promise<void> {

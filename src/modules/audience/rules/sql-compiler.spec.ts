@@ -86,6 +86,25 @@ describe('compileCondition', () => {
     });
   });
 
+  it('prefilters external_id (binary on MariaDB) by the spellings of equals and in, not in its collation', () => {
+    const replaced = (expr: string) =>
+      [...'ZYXWVUTSRQPONMLKJIHGFEDCBA'].map(() => 'REPLACE(').join('') +
+      `(CONVERT(${expr} USING utf8mb4) COLLATE utf8mb4_nopad_bin)` +
+      [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'].map((ch) => `, '${ch}', '${ch.toLowerCase()}')`).join('');
+    expect(compileCondition(condition('external_id', 'in', '["E-001", "e-1x"]'), options('mysql'))).toEqual({
+      sql: `(c.external_id IN (?, ?, ?, ?, ?, ?) AND c.external_id IS NOT NULL AND ${replaced('c.external_id')} IN (?, ?))`,
+      params: ['e-001', 'E-001', 'e-1x', 'e-1X', 'E-1x', 'E-1X', 'e-001', 'e-1x'],
+    });
+    expect(compileCondition(condition('external_id', 'starts_with', 'P%_'), options('mysql'))).toEqual({
+      sql: `(c.external_id IS NOT NULL AND ${replaced('c.external_id')} LIKE ? ESCAPE '!')`,
+      params: ['p!%!_%'],
+    });
+    // Too many spellings: the exact test alone.
+    expect(compileCondition(condition('external_id', 'equals', 'abcdefghij'), options('mysql')).sql).toMatch(
+      /^\(c\.external_id IS NOT NULL AND REPLACE\(/,
+    );
+  });
+
   it('compares e-mail with the operand lower-cased like stored e-mails', () => {
     expect(compileCondition(condition('email', 'ends_with', '@ÉXAMPLE.com'), options('sqlite'))).toEqual({
       sql: "(c.email IS NOT NULL AND c.email LIKE ? ESCAPE '!')",

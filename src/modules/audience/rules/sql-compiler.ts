@@ -9,6 +9,7 @@ import {
   type FieldRef,
   type MatchMode,
   type Test,
+  type TextField,
 } from './rule-grammar.js';
 
 /**
@@ -145,7 +146,7 @@ export function compileCondition(condition: Condition, options: CompileOptions):
 function compileTest(field: FieldRef, test: Test, options: CompileOptions): SqlFragment {
   switch (field.kind) {
     case 'text':
-      return textColumn(`${options.alias}.${field.column}`, field.column === 'email', test, options.dialect);
+      return textColumn(options.alias, field.column, test, options.dialect);
     case 'boolean':
       return booleanColumn(`${options.alias}.${field.column}`, test);
     case 'date':
@@ -185,6 +186,11 @@ interface TextValue {
   fold: (text: string) => string;
   /** MariaDB: run the case-insensitive prefilter first (worth it when an index serves it or the exact test is costly). */
   prefilter: (test: TextTestKind) => boolean;
+  /**
+   * MariaDB: the value compares bytes (a binary collation), so the prefilter cannot be a comparison in
+   * it: it lists the stored spellings the operands allow instead (equals and in only).
+   */
+  binary?: boolean;
 }
 
 type TextTestKind = Extract<Test, { kind: 'equals' | 'text' }>;
@@ -202,8 +208,32 @@ function textTest(value: TextValue, test: TextTestKind, dialect: Dialect): SqlFr
   const guard = value.guard(test.kind === 'equals' ? operands : [value.fold(test.text)]);
   const compare = (e: string) =>
     test.kind === 'equals' ? inList(e, operands) : frag(`${e} LIKE ? ${LIKE_ESCAPE}`, [pattern]);
-  const prefilter = dialect === 'mysql' && value.prefilter(test) ? [compare(expr)] : [];
+  const prefilter =
+    dialect !== 'mysql' || !value.prefilter(test) ? [] : value.binary ? spellings(expr, operands) : [compare(expr)];
   return and(...prefilter, ...(guard ? [frag(guard)] : []), compare(exact));
+}
+
+/** At most this many spellings make a prefilter; more are left to the exact test alone. */
+const MAX_SPELLINGS = 1000;
+
+/**
+ * `expr IN (...)` over every spelling of the (folded) operands that differs only in ASCII case
+ * (`e-003` → `e-003`, `E-003`): exact on a binary column and served by its index. Empty when
+ * there are too many spellings.
+ */
+function spellings(expr: string, operands: string[]): SqlFragment[] {
+  const all = new Set<string>();
+  for (const operand of operands) {
+    let variants = [''];
+    for (const c of operand) {
+      const upper = /[a-z]/.test(c) ? c.toUpperCase() : c;
+      variants = variants.flatMap((v) => (upper === c ? [v + c] : [v + c, v + upper]));
+      if (variants.length > MAX_SPELLINGS) return [];
+    }
+    for (const v of variants) all.add(v);
+    if (all.size > MAX_SPELLINGS) return [];
+  }
+  return all.size ? [inList(expr, [...all])] : [];
 }
 
 /** Characters of the text MariaDB's JSON_VALUE gives numbers and booleans (`1e5`, `-2.5`, `1` for true). */
@@ -213,14 +243,26 @@ function unsupported(test: Test, field: string): never {
   throw new Error(`The ${test.kind} test does not apply to ${field}`);
 }
 
-function textColumn(column: string, isEmail: boolean, test: Test, dialect: Dialect): SqlFragment {
+/**
+ * `external_id` and `email` are stored in a binary, no-pad collation on MariaDB (migration
+ * 1764600000000): comparisons in the column's own collation are exact, case included. The other
+ * text columns are in the database's case-insensitive collation (utf8mb4_unicode_ci).
+ */
+function textColumn(alias: string, name: TextField, test: Test, dialect: Dialect): SqlFragment {
+  const column = `${alias}.${name}`;
   const present = `${column} IS NOT NULL`;
   if (test.kind === 'exists') return frag(`(${present})`);
   if (test.kind !== 'equals' && test.kind !== 'text') unsupported(test, column);
   const value = { expr: column, guard: () => present };
+  if (name === 'external_id') {
+    // Rules ignore ASCII case here too, so a comparison in the binary collation cannot prefilter
+    // (`= 'e-003'` misses `E-003`): equals and in list the operands' spellings instead.
+    const prefilter = (t: TextTestKind) => t.kind === 'equals';
+    return textTest({ ...value, foldCase: true, fold: asciiLower, prefilter, binary: true }, test, dialect);
+  }
   // E-mails are stored lower-cased (Unicode, as the DTO does): the operand is lower-cased the same
   // way and the exact test is a plain binary comparison, so the prefilter only serves the index.
-  return isEmail
+  return name === 'email'
     ? textTest(
         {
           ...value,

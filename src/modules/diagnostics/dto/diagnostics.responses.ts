@@ -22,6 +22,14 @@ export class HealthStatus {
   database: 'up';
 
   @ApiProperty({
+    enum: ['up', 'down', 'not_configured'],
+    description:
+      'Redis (REDIS_URL), where the rate-limit counters are shared: `up` (connected), `down` (unreachable: ' +
+      '`status` is `degraded` and each instance counts alone until it returns), or `not_configured` (no REDIS_URL)',
+  })
+  redis: 'up' | 'down' | 'not_configured';
+
+  @ApiProperty({
     enum: ['in-process', 'shared', 'degraded'],
     description:
       'Rate-limit counters: in this process (no REDIS_URL), shared in Redis, or `degraded` (Redis unreachable: per instance until it returns)',
