@@ -27,7 +27,7 @@ export function envelope(
   if (code >= 400) return done(null, payload);
   const message = envelopeMessage(request);
   if (payload instanceof Page) return done(null, { code, message, data: payload.data, meta: payload.meta });
-  if (request.routeOptions.config?.etag) {
+  if (request.routeOptions.config?.conditional && request.method !== 'DELETE') {
     // The record is serialised once, for its tag and for the answer.
     const data = JSON.stringify(payload ?? null);
     const etag = etagOfJson(data);

@@ -23,10 +23,8 @@ declare module 'fastify' {
     responseMessage?: string;
     /** The status of the route's success answer (SuccessStatus). */
     successStatus?: number;
-    /** The answer (one record) carries an ETag; a GET honours If-None-Match (ConditionalRead, ConditionalUpdate). */
-    etag?: boolean;
-    /** If-Match is checked against the record inside the write (ConditionalUpdate, ConditionalDelete). */
-    ifMatch?: boolean;
+    /** Conditional requests (ConditionalRequests): ETag and If-None-Match on GET, If-Match on PUT and DELETE. */
+    conditional?: boolean;
     /** Idempotency-Key is claimed, and a repeat answered from the first answer (IdempotentReplays). */
     idempotent?: boolean;
     /** The one media type the route takes as a stream, handed to the handler unread (StreamedBody). */

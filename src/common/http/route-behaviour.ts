@@ -10,7 +10,6 @@ import { RouteSettings } from './route-config.js';
 /** Marks read by the document builder, which turns each into its headers and answers, then drops it. */
 export const CONDITIONAL_EXTENSION = 'x-conditional';
 export const IDEMPOTENT_EXTENSION = 'x-idempotent-replays';
-export type ConditionalKind = 'read' | 'update' | 'delete';
 
 /** The status of the route's success answer (201 for a create; 200 for a POST that creates nothing). */
 export const SuccessStatus = (status: number) =>
@@ -19,17 +18,13 @@ export const SuccessStatus = (status: number) =>
 /** The `message` of the route's success envelope; without it a default by verb is used. */
 export const ResponseMessage = (message: string) => RouteSettings({ responseMessage: message });
 
-/** GET of one record: its answer carries an ETag; If-None-Match answers 304 while the client's copy is current. */
-export const ConditionalRead = () =>
-  applyDecorators(RouteSettings({ etag: true }), ApiExtension(CONDITIONAL_EXTENSION, 'read'));
-
-/** PUT of one record: If-Match answers 412 when the record changed since the client read it; the answer carries an ETag. */
-export const ConditionalUpdate = () =>
-  applyDecorators(RouteSettings({ etag: true, ifMatch: true }), ApiExtension(CONDITIONAL_EXTENSION, 'update'));
-
-/** DELETE of one record: If-Match answers 412 when the record changed since the client read it. */
-export const ConditionalDelete = () =>
-  applyDecorators(RouteSettings({ ifMatch: true }), ApiExtension(CONDITIONAL_EXTENSION, 'delete'));
+/**
+ * Conditional requests on one record (RFC 9110 §13): a GET's answer carries an ETag and answers 304
+ * to a matching If-None-Match; a PUT checks If-Match against the record inside its write (412 when
+ * it changed) and its answer carries the new ETag; a DELETE checks If-Match the same way.
+ */
+export const ConditionalRequests = () =>
+  applyDecorators(RouteSettings({ conditional: true }), ApiExtension(CONDITIONAL_EXTENSION, true));
 
 /**
  * An authenticated POST whose Idempotency-Key makes it safe to retry (IdempotencyGuard): the first

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { PUBLIC_EXTENSION } from '../auth/public.decorator.js';
 import { AUTH_RATE_LIMITED_EXTENSION } from '../throttling/auth-rate-limit.js';
-import { CONDITIONAL_EXTENSION, IDEMPOTENT_EXTENSION, type ConditionalKind } from '../http/route-behaviour.js';
+import { CONDITIONAL_EXTENSION, IDEMPOTENT_EXTENSION } from '../http/route-behaviour.js';
 import { ErrorBodyDto, ValidationErrorBodyDto } from './common-responses.js';
 
 type Operation = {
@@ -18,7 +18,7 @@ type Operation = {
   security?: unknown[];
   [PUBLIC_EXTENSION]?: boolean;
   [AUTH_RATE_LIMITED_EXTENSION]?: boolean;
-  [CONDITIONAL_EXTENSION]?: ConditionalKind;
+  [CONDITIONAL_EXTENSION]?: boolean;
   [IDEMPOTENT_EXTENSION]?: boolean;
 };
 
@@ -86,13 +86,13 @@ export function addCommonResponses(document: OpenAPIObject): OpenAPIObject {
       const add = (status: string, value: unknown) => (op.responses[status] ??= value);
       const isPublic = op[PUBLIC_EXTENSION] === true;
       const authLimited = op[AUTH_RATE_LIMITED_EXTENSION] === true;
-      const conditional = op[CONDITIONAL_EXTENSION];
+      const conditional = op[CONDITIONAL_EXTENSION] === true;
       const idempotent = op[IDEMPOTENT_EXTENSION] === true;
       delete op[PUBLIC_EXTENSION];
       delete op[AUTH_RATE_LIMITED_EXTENSION];
       delete op[CONDITIONAL_EXTENSION];
       delete op[IDEMPOTENT_EXTENSION];
-      if (conditional) addConditional(op, conditional);
+      if (conditional) addConditional(op, method);
       if (idempotent) addIdempotency(op);
       // Public on purpose: an empty requirement overrides any default (redocly security-defined).
       if (isPublic) op.security = [];
@@ -164,11 +164,11 @@ const ETAG_HEADER = {
   },
 };
 
-/** Conditional requests of a route (ConditionalRead / ConditionalUpdate / ConditionalDelete). */
-function addConditional(op: Operation, kind: ConditionalKind): void {
+/** Conditional requests of a route (ConditionalRequests): what they mean for its verb. */
+function addConditional(op: Operation, method: string): void {
   const success = op.responses['200'] as { headers?: Record<string, unknown> } | undefined;
-  if (kind !== 'delete' && success) success.headers = { ...success.headers, ...ETAG_HEADER };
-  if (kind === 'read') {
+  if (method !== 'delete' && success) success.headers = { ...success.headers, ...ETAG_HEADER };
+  if (method === 'get') {
     (op.parameters ??= []).push({
       name: 'If-None-Match',
       in: 'header',
@@ -183,7 +183,7 @@ function addConditional(op: Operation, kind: ConditionalKind): void {
     name: 'If-Match',
     in: 'header',
     required: false,
-    description: `ETag of the record as the client last read it: ${kind === 'update' ? 'updated' : 'deleted'} only while the record still has it (412 otherwise).`,
+    description: `ETag of the record as the client last read it: ${method === 'put' ? 'updated' : 'deleted'} only while the record still has it (412 otherwise).`,
     schema: { type: 'string' },
   } as Parameter);
   op.responses['412'] ??= error('Precondition Failed: the record changed since the client read it (If-Match)');

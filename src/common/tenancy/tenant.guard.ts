@@ -33,7 +33,7 @@ export class TenantGuard implements CanActivate {
       tenantId: chosen ? await this.chosenTenant(user, header) : user.tenant_id,
       tenantChosen: chosen,
       requestId: request.id,
-      ifMatch: request.routeOptions.config.ifMatch ? ifMatchOf(request) : undefined,
+      ifMatch: request.routeOptions.config.conditional && request.method !== 'GET' ? ifMatchOf(request) : undefined,
     };
     request.auth = auth;
     return true;

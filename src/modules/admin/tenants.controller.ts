@@ -9,13 +9,7 @@ import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { TenantDto, TenantListQueryDto, TenantResponse } from './dto/tenant.dto.js';
 import { TenantsService } from './tenants.service.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Admin: tenants')
 @Controller('admin/tenants')
@@ -45,7 +39,7 @@ export class TenantsController {
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Read a tenant (super-admin)' })
   @ApiEnvelope(TenantResponse)
-  @ConditionalRead()
+  @ConditionalRequests()
   getTenant(@Auth() auth: AuthContext, @IdParam('tenant_id') id: number): Promise<TenantResponse> {
     return this.tenants.get(auth, id);
   }
@@ -55,7 +49,7 @@ export class TenantsController {
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Update a tenant (deactivating locks its users out)' })
   @ApiEnvelope(TenantResponse)
-  @ConditionalUpdate()
+  @ConditionalRequests()
   @ApiResponse({ status: 409, description: 'The caller tried to deactivate their own tenant', type: ErrorBodyDto })
   updateTenant(
     @Auth() auth: AuthContext,
@@ -70,7 +64,7 @@ export class TenantsController {
   @ApiIdParam('tenant_id')
   @ApiOperation({ summary: 'Delete a tenant (409 while it has users)' })
   @ApiEnvelope(null)
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteTenant(@Auth() auth: AuthContext, @IdParam('tenant_id') id: number): Promise<null> {
     return this.tenants.delete(auth, id);
   }

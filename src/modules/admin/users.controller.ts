@@ -10,13 +10,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { CreateUserDto, UpdateUserDto, UserListQueryDto } from './dto/user.dto.js';
 import { UserResponse } from '../auth/dto/user.response.js';
 import { UsersService } from './users.service.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Admin: users')
 @Controller('admin/users')
@@ -46,7 +40,7 @@ export class UsersController {
   @ApiIdParam('user_id')
   @ApiOperation({ summary: 'Read a user' })
   @ApiEnvelope(UserResponse)
-  @ConditionalRead()
+  @ConditionalRequests()
   getUser(@Auth() auth: AuthContext, @IdParam('user_id') id: number): Promise<UserResponse> {
     return this.users.get(auth, id);
   }
@@ -56,7 +50,7 @@ export class UsersController {
   @ApiIdParam('user_id')
   @ApiOperation({ summary: 'Update a user (deactivating revokes their tokens; own account: 409)' })
   @ApiEnvelope(UserResponse)
-  @ConditionalUpdate()
+  @ConditionalRequests()
   @ApiResponse({ status: 409, description: 'The caller tried to deactivate their own account', type: ErrorBodyDto })
   updateUser(
     @Auth() auth: AuthContext,
@@ -71,7 +65,7 @@ export class UsersController {
   @ApiIdParam('user_id')
   @ApiOperation({ summary: 'Delete a user (own account: 409)' })
   @ApiEnvelope(null)
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteUser(@Auth() auth: AuthContext, @IdParam('user_id') id: number): Promise<null> {
     return this.users.delete(auth, id);
   }

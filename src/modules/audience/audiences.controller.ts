@@ -14,9 +14,7 @@ import { AudienceDto, AudienceSelectionDto } from './dto/audience.dto.js';
 import { AudienceResponse } from './dto/audience.response.js';
 import { AudienceCountResponse, AudiencePreviewResponse } from './dto/members.response.js';
 import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
+  ConditionalRequests,
   IdempotentReplays,
   ResponseMessage,
   SuccessStatus,
@@ -61,7 +59,7 @@ export class AudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(AudienceCountResponse, 'Count the customers an audience selects')
-  @ConditionalRead()
+  @ConditionalRequests()
   countAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<AudienceCountResponse> {
     return this.members.countAudience(auth, id);
   }
@@ -82,7 +80,7 @@ export class AudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(AudienceResponse, 'Read an audience')
-  @ConditionalRead()
+  @ConditionalRequests()
   getAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<AudienceResponse> {
     return this.audiences.get(auth, id);
   }
@@ -91,7 +89,7 @@ export class AudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiUpdate(AudienceResponse, 'Update an audience (rules, when sent, replace the set)')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateAudience(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -104,7 +102,7 @@ export class AudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete an audience (409 while a campaign or sub-audience uses it)')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.audiences.delete(auth, id);
   }

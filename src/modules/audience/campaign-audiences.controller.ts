@@ -10,7 +10,7 @@ import { CampaignAudiencesService } from './campaign-audiences.service.js';
 import { CampaignAudienceDto } from './dto/audience.dto.js';
 import { CampaignAudienceResponse } from './dto/audience.response.js';
 import { CONDITION_TREE_MODELS } from './dto/condition-tree.schema.js';
-import { ConditionalDelete, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 /** The tree schemas document the JSON that segment_override and segment_definition texts may hold. */
 @ApiTags('Audiences')
@@ -50,7 +50,7 @@ export class CampaignAudiencesController {
   @ApiIdParam('campaign_id')
   @ApiIdParam('audience_id')
   @ApiDelete('Remove an audience from a campaign')
-  @ConditionalDelete()
+  @ConditionalRequests()
   removeCampaignAudience(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,

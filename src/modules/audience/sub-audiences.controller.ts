@@ -12,13 +12,7 @@ import { CreateSubAudienceDto, UpdateSubAudienceDto } from './dto/audience.dto.j
 import { SubAudienceResponse } from './dto/audience.response.js';
 import { AudienceCountResponse } from './dto/members.response.js';
 import { SubAudiencesService } from './sub-audiences.service.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Audiences')
 @Controller()
@@ -58,7 +52,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(SubAudienceResponse, 'Read a sub-audience')
-  @ConditionalRead()
+  @ConditionalRequests()
   getSubAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<SubAudienceResponse> {
     return this.subAudiences.get(auth, id);
   }
@@ -67,7 +61,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.view')
   @ApiIdParam('id')
   @ApiRead(AudienceCountResponse, "Count the customers a sub-audience selects (its audience's, narrowed)")
-  @ConditionalRead()
+  @ConditionalRequests()
   countSubAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<AudienceCountResponse> {
     return this.members.countSubAudience(auth, id);
   }
@@ -88,7 +82,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiUpdate(SubAudienceResponse, 'Update a sub-audience')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateSubAudience(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -101,7 +95,7 @@ export class SubAudiencesController {
   @RequirePermission('audiences.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a sub-audience')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteSubAudience(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.subAudiences.delete(auth, id);
   }

@@ -6,7 +6,7 @@ import { ApiRead } from '../../common/openapi/route-docs.js';
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { AssignmentResponse, AssignmentSummaryResponse } from './dto/assignment.response.js';
 import { TreatmentAssignmentsService } from './treatment-assignments.service.js';
-import { ConditionalRead } from '../../common/http/route-behaviour.js';
+import { ConditionalRequests } from '../../common/http/route-behaviour.js';
 
 /** Which treatment group a campaign gives each eligible customer (computed, never stored). */
 @ApiTags('Treatment assignment')
@@ -19,7 +19,7 @@ export class TreatmentAssignmentsController {
   @ApiIdParam('id', 'Campaign id')
   @ApiIdParam('customer_id', 'Customer id')
   @ApiRead(AssignmentResponse, "A customer's eligibility, bucket and treatment group in a campaign")
-  @ConditionalRead()
+  @ConditionalRequests()
   getCampaignAssignment(
     @Auth() auth: AuthContext,
     @IdParam('id') campaignId: number,
@@ -32,7 +32,7 @@ export class TreatmentAssignmentsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id', 'Campaign id')
   @ApiRead(AssignmentSummaryResponse, "How a campaign's eligible customers divide over its treatment groups")
-  @ConditionalRead()
+  @ConditionalRequests()
   getCampaignAssignmentSummary(
     @Auth() auth: AuthContext,
     @IdParam('id') campaignId: number,

@@ -27,7 +27,7 @@ import {
 import { IMPORT_COLUMNS } from './imports/import-file.js';
 import { CustomerImportsService } from './imports/customer-imports.service.js';
 import {
-  ConditionalRead,
+  ConditionalRequests,
   IdempotentReplays,
   ResponseMessage,
   SuccessStatus,
@@ -112,7 +112,7 @@ export class CustomerImportsController {
   @RequirePermission('customers.view')
   @ApiIdParam('id')
   @ApiRead(CustomerImportResponse, 'Read an import job: status, progress and counts')
-  @ConditionalRead()
+  @ConditionalRequests()
   getCustomerImport(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CustomerImportResponse> {
     return this.imports.get(auth, id);
   }

@@ -8,13 +8,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { CustomersService } from './customers.service.js';
 import { CustomerDto, CustomerListQueryDto } from './dto/customer.dto.js';
 import { CustomerResponse } from './dto/customer.response.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Customers')
 @Controller()
@@ -41,7 +35,7 @@ export class CustomersController {
   @RequirePermission('customers.view')
   @ApiIdParam('id')
   @ApiRead(CustomerResponse, 'Read a customer')
-  @ConditionalRead()
+  @ConditionalRequests()
   getCustomer(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CustomerResponse> {
     return this.customers.get(auth, id);
   }
@@ -50,7 +44,7 @@ export class CustomersController {
   @RequirePermission('customers.manage')
   @ApiIdParam('id')
   @ApiUpdate(CustomerResponse, 'Update a customer')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateCustomer(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -63,7 +57,7 @@ export class CustomersController {
   @RequirePermission('customers.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a customer')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteCustomer(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.customers.delete(auth, id);
   }

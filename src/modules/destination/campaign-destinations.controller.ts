@@ -9,7 +9,7 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CampaignDestinationsService } from './campaign-destinations.service.js';
 import { CampaignDestinationDto } from './dto/destination.dto.js';
 import { CampaignDestinationResponse } from './dto/destination.response.js';
-import { ConditionalDelete, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Destinations')
 @Controller()
@@ -46,7 +46,7 @@ export class CampaignDestinationsController {
   @RequirePermission('destinations.manage')
   @ApiIdParam('campaign_destination_id')
   @ApiDelete('Remove a destination from a campaign')
-  @ConditionalDelete()
+  @ConditionalRequests()
   removeCampaignDestination(@Auth() auth: AuthContext, @IdParam('campaign_destination_id') id: number): Promise<null> {
     return this.links.removeById(auth, id);
   }

@@ -8,13 +8,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { DestinationsService } from './destinations.service.js';
 import { DestinationDto, DestinationListQueryDto } from './dto/destination.dto.js';
 import { DestinationResponse } from './dto/destination.response.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Destinations')
 @Controller()
@@ -44,7 +38,7 @@ export class DestinationsController {
   @RequirePermission('destinations.view')
   @ApiIdParam('id')
   @ApiRead(DestinationResponse, 'Read a destination')
-  @ConditionalRead()
+  @ConditionalRequests()
   getDestination(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<DestinationResponse> {
     return this.destinations.get(auth, id);
   }
@@ -53,7 +47,7 @@ export class DestinationsController {
   @RequirePermission('destinations.manage')
   @ApiIdParam('id')
   @ApiUpdate(DestinationResponse, 'Update a destination')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateDestination(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -66,7 +60,7 @@ export class DestinationsController {
   @RequirePermission('destinations.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a destination (409 while a campaign uses it)')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteDestination(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.destinations.delete(auth, id);
   }

@@ -8,13 +8,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { CampaignGroupsService } from './campaign-groups.service.js';
 import { CampaignGroupResponse } from './dto/marketing.responses.js';
 import { PlanDto, PlanListQueryDto } from './dto/plan.dto.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Campaign groups')
 @Controller()
@@ -51,7 +45,7 @@ export class CampaignGroupsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(CampaignGroupResponse, 'Read a campaign group')
-  @ConditionalRead()
+  @ConditionalRequests()
   getCampaignGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CampaignGroupResponse> {
     return this.groups.get(auth, id);
   }
@@ -60,7 +54,7 @@ export class CampaignGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(CampaignGroupResponse, 'Update a campaign group')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateCampaignGroup(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -73,7 +67,7 @@ export class CampaignGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a campaign group')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteCampaignGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.groups.delete(auth, id);
   }

@@ -9,13 +9,7 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CampaignKpisService } from './campaign-kpis.service.js';
 import { CampaignKpiDto } from './dto/campaign-children.dto.js';
 import { CampaignKpiResponse } from './dto/marketing.responses.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('KPIs and customer goals')
 @Controller()
@@ -52,7 +46,7 @@ export class CampaignKpisController {
   @RequirePermission('marketing.view')
   @ApiIdParam('kpi_id')
   @ApiRead(CampaignKpiResponse, 'Read a campaign KPI')
-  @ConditionalRead()
+  @ConditionalRequests()
   getCampaignKpi(@Auth() auth: AuthContext, @IdParam('kpi_id') id: number): Promise<CampaignKpiResponse> {
     return this.kpis.get(auth, id);
   }
@@ -61,7 +55,7 @@ export class CampaignKpisController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('kpi_id')
   @ApiUpdate(CampaignKpiResponse, 'Update a campaign KPI')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateCampaignKpi(
     @Auth() auth: AuthContext,
     @IdParam('kpi_id') id: number,
@@ -74,7 +68,7 @@ export class CampaignKpisController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('kpi_id')
   @ApiDelete('Delete a campaign KPI')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteCampaignKpi(@Auth() auth: AuthContext, @IdParam('kpi_id') id: number): Promise<null> {
     return this.kpis.delete(auth, id);
   }

@@ -8,7 +8,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CampaignValidationRulesService } from './campaign-validation-rules.service.js';
 import { CampaignValidationRuleDto, CampaignValidationRuleResponse } from './dto/campaign-validation-rule.dto.js';
-import { ConditionalDelete, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Validation rules')
 @Controller()
@@ -46,7 +46,7 @@ export class CampaignValidationRulesController {
   @ApiIdParam('campaign_id')
   @ApiIdParam('validation_rule_id')
   @ApiDelete('Remove a validation rule from a campaign')
-  @ConditionalDelete()
+  @ConditionalRequests()
   removeCampaignValidationRule(
     @Auth() auth: AuthContext,
     @IdParam('campaign_id') campaignId: number,

@@ -9,13 +9,7 @@ import { CampaignsService } from './campaigns.service.js';
 import { CampaignResponse } from './dto/marketing.responses.js';
 import { CampaignDto } from './dto/campaign.dto.js';
 import { PlanListQueryDto } from './dto/plan.dto.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Campaigns')
 @Controller()
@@ -52,7 +46,7 @@ export class CampaignsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(CampaignResponse, 'Read a campaign')
-  @ConditionalRead()
+  @ConditionalRequests()
   getCampaign(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<CampaignResponse> {
     return this.campaigns.get(auth, id);
   }
@@ -61,7 +55,7 @@ export class CampaignsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(CampaignResponse, 'Update a campaign')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateCampaign(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -74,7 +68,7 @@ export class CampaignsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a campaign')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteCampaign(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.campaigns.delete(auth, id);
   }

@@ -9,12 +9,7 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { CustomerGoalsService } from './customer-goals.service.js';
 import { CustomerGoalDto } from './dto/campaign-children.dto.js';
 import { CustomerGoalResponse } from './dto/marketing.responses.js';
-import {
-  ConditionalDelete,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 /** INTERFACE.md lists no route to read one customer goal. */
 @ApiTags('KPIs and customer goals')
@@ -52,7 +47,7 @@ export class CustomerGoalsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('goal_id')
   @ApiUpdate(CustomerGoalResponse, 'Update a customer goal')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateCustomerGoal(
     @Auth() auth: AuthContext,
     @IdParam('goal_id') id: number,
@@ -65,7 +60,7 @@ export class CustomerGoalsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('goal_id')
   @ApiDelete('Delete a customer goal')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteCustomerGoal(@Auth() auth: AuthContext, @IdParam('goal_id') id: number): Promise<null> {
     return this.goals.delete(auth, id);
   }

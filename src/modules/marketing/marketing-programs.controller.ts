@@ -8,13 +8,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { MarketingProgramResponse } from './dto/marketing.responses.js';
 import { PlanDto, PlanListQueryDto } from './dto/plan.dto.js';
 import { MarketingProgramsService } from './marketing-programs.service.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Marketing programs')
 @Controller()
@@ -44,7 +38,7 @@ export class MarketingProgramsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(MarketingProgramResponse, 'Read a marketing program')
-  @ConditionalRead()
+  @ConditionalRequests()
   getMarketingProgram(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<MarketingProgramResponse> {
     return this.programs.get(auth, id);
   }
@@ -53,7 +47,7 @@ export class MarketingProgramsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(MarketingProgramResponse, 'Update a marketing program')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateMarketingProgram(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -66,7 +60,7 @@ export class MarketingProgramsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a marketing program')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteMarketingProgram(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.programs.delete(auth, id);
   }

@@ -9,13 +9,7 @@ import { NamedListQueryDto } from '../../common/resources/list-query.dto.js';
 import { TreatmentGroupDto } from './dto/campaign-children.dto.js';
 import { TreatmentGroupResponse } from './dto/marketing.responses.js';
 import { TreatmentGroupsService } from './treatment-groups.service.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Treatment groups')
 @Controller()
@@ -52,7 +46,7 @@ export class TreatmentGroupsController {
   @RequirePermission('marketing.view')
   @ApiIdParam('id')
   @ApiRead(TreatmentGroupResponse, 'Read a treatment group')
-  @ConditionalRead()
+  @ConditionalRequests()
   getTreatmentGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<TreatmentGroupResponse> {
     return this.groups.get(auth, id);
   }
@@ -61,7 +55,7 @@ export class TreatmentGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiUpdate(TreatmentGroupResponse, 'Update a treatment group')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateTreatmentGroup(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -74,7 +68,7 @@ export class TreatmentGroupsController {
   @RequirePermission('marketing.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a treatment group')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteTreatmentGroup(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.groups.delete(auth, id);
   }

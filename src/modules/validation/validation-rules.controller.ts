@@ -8,13 +8,7 @@ import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { ValidationRuleDto, ValidationRuleListQueryDto } from './dto/validation-rule.dto.js';
 import { ValidationRuleReadFailure, ValidationRuleResponse } from './dto/validation-rule.response.js';
 import { ValidationRulesService } from './validation-rules.service.js';
-import {
-  ConditionalDelete,
-  ConditionalRead,
-  ConditionalUpdate,
-  IdempotentReplays,
-  SuccessStatus,
-} from '../../common/http/route-behaviour.js';
+import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
 
 @ApiTags('Validation rules')
 @Controller()
@@ -45,7 +39,7 @@ export class ValidationRulesController {
   @ApiIdParam('id')
   @ApiRead(ValidationRuleResponse, 'Read a validation rule')
   @ApiResponse({ status: 500, description: 'Reading the rule failed', type: ValidationRuleReadFailure })
-  @ConditionalRead()
+  @ConditionalRequests()
   getValidationRule(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<ValidationRuleResponse> {
     return this.rules.get(auth, id);
   }
@@ -54,7 +48,7 @@ export class ValidationRulesController {
   @RequirePermission('validation-rules.manage')
   @ApiIdParam('id')
   @ApiUpdate(ValidationRuleResponse, 'Update a validation rule')
-  @ConditionalUpdate()
+  @ConditionalRequests()
   updateValidationRule(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,
@@ -67,7 +61,7 @@ export class ValidationRulesController {
   @RequirePermission('validation-rules.manage')
   @ApiIdParam('id')
   @ApiDelete('Delete a validation rule')
-  @ConditionalDelete()
+  @ConditionalRequests()
   deleteValidationRule(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.rules.delete(auth, id);
   }
