@@ -9,7 +9,7 @@
  * can ever depend on each other (directly or around a circle).
  */
 const LAYERS = [
-  ['mail', 'diagnostics', 'validation', 'customer'],
+  ['mail', 'diagnostics', 'validation', 'customer', 'events'],
   ['auth', 'marketing'],
   ['admin', 'audience', 'destination'],
 ];

@@ -8,21 +8,20 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { CustomerModule } from './modules/customer/customer.module.js';
 import { DestinationModule } from './modules/destination/destination.module.js';
 import { DiagnosticsModule } from './modules/diagnostics/diagnostics.module.js';
+import { EventsModule } from './modules/events/events.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { MarketingModule } from './modules/marketing/marketing.module.js';
 import { ValidationModule } from './modules/validation/validation.module.js';
 import { CampaignAudience, SubAudience } from './modules/audience/entities/audience.entity.js';
 import { CampaignDestination } from './modules/destination/entities/destination.entity.js';
-import { CAMPAIGN_CONTENTS, type CampaignContents } from './modules/marketing/campaign-cascade.js';
+import { Campaign } from './modules/marketing/entities/campaign.entity.js';
+import { ValidationRule } from './modules/validation/entities/validation-rule.entity.js';
+import { DELETION_EFFECTS, DeletionEffects, type DeletionEffect } from './common/resources/deletion-effects.js';
 import { CampaignKpi, CustomerGoal, TreatmentGroup } from './modules/marketing/entities/campaign-children.entity.js';
 import { CampaignValidationRule } from './modules/marketing/entities/campaign-validation-rule.entity.js';
 
-/**
- * What a deleted campaign takes with it, in this order: the links first (a destination link names a
- * treatment group), then the records that live inside the campaign. Declared here, in the composition
- * root where every module is known, because the marketing module must not import the modules that build on it.
- */
-const CONTENTS: CampaignContents = [
+/** What a deleted campaign takes with it, in this order: the links first (a destination link names a treatment group). */
+const CAMPAIGN_CONTENTS = [
   CampaignDestination,
   CampaignValidationRule,
   CampaignAudience,
@@ -32,12 +31,22 @@ const CONTENTS: CampaignContents = [
   CustomerGoal,
 ];
 
+/**
+ * What deleting a record does to the records of other modules that name it (DeletionEffects).
+ * Declared here, where every module is known: a module does not import the modules that build on it.
+ */
+const DELETION_EFFECT_LIST: DeletionEffect[] = [
+  ...CAMPAIGN_CONTENTS.map((entity) => ({ of: Campaign, entity, column: 'campaign_id', action: 'remove' as const })),
+  { of: TreatmentGroup, entity: CampaignDestination, column: 'treatment_group_id', action: 'clear' },
+  { of: ValidationRule, entity: CampaignValidationRule, column: 'validation_rule_id', action: 'remove' },
+];
+
 @Global()
 @Module({
-  providers: [{ provide: CAMPAIGN_CONTENTS, useValue: CONTENTS }],
-  exports: [CAMPAIGN_CONTENTS],
+  providers: [{ provide: DELETION_EFFECTS, useValue: DELETION_EFFECT_LIST }, DeletionEffects],
+  exports: [DeletionEffects],
 })
-export class CampaignContentsModule {}
+export class DeletionEffectsModule {}
 
 /** The application: every module, composed once (main.ts and the tests build it through app.factory.ts). */
 @Module({})
@@ -48,7 +57,7 @@ export class AppModule {
       imports: [
         CommonModule.forRoot(config),
         DatabaseModule,
-        CampaignContentsModule,
+        DeletionEffectsModule,
         AuthModule,
         AdminModule,
         DiagnosticsModule,
@@ -58,6 +67,7 @@ export class AppModule {
         AudienceModule,
         CustomerModule,
         DestinationModule,
+        EventsModule,
       ],
     };
   }

@@ -227,7 +227,14 @@ describe('listTreatmentGroups: queries per list request (list index)', () => {
   let admin: TestUser;
 
   beforeAll(async () => {
-    t = await createTestApp({ config: { rateLimitPerMinute: 100_000, authAttemptsPerMinute: 100_000 } });
+    t = await createTestApp({
+      config: {
+        rateLimitPerMinute: 100_000,
+        authAttemptsPerMinute: 100_000,
+        // No background numbering of the change feed among the queries counted.
+        events: { retentionDays: 30, background: false },
+      },
+    });
     const root = await login(t);
     admin = await newUser(t, root, ['admin'], (await newTenant(t, root)).id);
   });

@@ -11,7 +11,10 @@ import { AllExceptionsFilter } from './http/exception.filter.js';
 import { IdempotencyGuard } from './idempotency/idempotency.js';
 import { createInputPipe } from './http/input-pipe.js';
 import { InsertIds } from './persistence/insert-ids.js';
-import { Tables } from './persistence/tables.js';
+import { ChangeFeed } from './events/change-feed.js';
+import { EventCatalog } from './events/event-catalog.js';
+import { EventSequencer } from './events/event-sequencer.js';
+import { CHANGE_RECORDERS, Tables } from './persistence/tables.js';
 import { TenantGuard } from './tenancy/tenant.guard.js';
 import { ApiThrottlerGuard } from './throttling/api-throttler.guard.js';
 import { ThrottlingModule } from './throttling/throttling.module.js';
@@ -49,9 +52,13 @@ export class CommonModule {
         PasswordHasher,
         Database,
         InsertIds,
+        EventCatalog,
+        EventSequencer,
+        ChangeFeed,
+        { provide: CHANGE_RECORDERS, useFactory: (feed: ChangeFeed) => [feed], inject: [ChangeFeed] },
         Tables,
       ],
-      exports: [APP_CONFIG, PasswordHasher, Database, Tables, ThrottlingModule],
+      exports: [APP_CONFIG, PasswordHasher, Database, Tables, EventCatalog, EventSequencer, ThrottlingModule],
     };
   }
 }

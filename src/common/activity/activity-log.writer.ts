@@ -22,7 +22,7 @@ export interface ActivityEntry {
 }
 
 /** The causer and the batch (the request id) of an entry; a change without a signed-in user has no causer. */
-export type Actor = Pick<AuthContext, 'requestId'> & { user?: Pick<AuthContext['user'], 'id'> };
+export type Actor = Pick<AuthContext, 'requestId' | 'job'> & { user?: Pick<AuthContext['user'], 'id'> };
 
 /** Columns never written to the log, whatever the table. */
 export const NEVER_LOGGED = new Set(['password', 'remember_token', 'token']);

@@ -15,6 +15,8 @@ export interface AuthContext {
   readonly tenantChosen: boolean;
   /** The request id: on the answer, on every log line, and the `batch_uuid` of the activity it writes. */
   readonly requestId: string;
+  /** A background job acting for the user who started it (an import's rows): the change feed names no causer. */
+  readonly job?: boolean;
   /** The If-Match header of a PUT or DELETE: checked against the record inside the write's transaction. */
   readonly ifMatch?: string;
   /** The claim of the request's Idempotency-Key; a service stores its answer with it in the write's transaction. */

@@ -11,6 +11,7 @@ export const ALL_PERMISSIONS = [
   ...viewManage('tenants'),
   'roles.view',
   'activity-log.view',
+  'events.view',
   'mail.send',
 ] as const;
 

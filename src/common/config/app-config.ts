@@ -46,6 +46,19 @@ export interface AppConfig {
   /** Which peers' X-Forwarded-For to believe: every one (true), none (false), a number of hops, or addresses. */
   trustProxy: boolean | number | string[];
   imports: ImportConfig;
+  events: EventsConfig;
+}
+
+/** The change feed (src/common/events). */
+export interface EventsConfig {
+  /** Days an event is kept (EVENT_RETENTION_DAYS); older ones are deleted, and a cursor behind them answers 410. */
+  retentionDays: number;
+  /**
+   * Whether this instance numbers events in the background (after its writes, and once a second) and
+   * runs retention: every instance does; a test that counts a request's queries switches it off (a
+   * feed read still numbers what has committed first).
+   */
+  background: boolean;
 }
 
 /** Customer CSV import jobs (src/modules/customer/imports). Only the size limit is an environment variable. */
@@ -215,5 +228,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
       pollMs: 1_000,
       chunkRows: 1_000,
     },
+    events: { retentionDays: positiveInt(env, 'EVENT_RETENTION_DAYS', 30, 3650), background: true },
   };
 }

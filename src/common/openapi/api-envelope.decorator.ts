@@ -13,6 +13,8 @@ interface EnvelopeOptions {
   list?: 'array' | 'page';
   /** `data` is null (DELETE answers). */
   nullData?: boolean;
+  /** The `meta` of a page, when it is not the lists' PageMetaDto (the change feed's). */
+  meta?: Type<unknown>;
   /** Response headers of the success answer (ETag). */
   headers?: Record<string, { description: string; schema: { type: 'string' } }>;
 }
@@ -33,11 +35,11 @@ export function ApiEnvelope(model: Type<unknown> | null, options: EnvelopeOption
   };
   const required = ['code', 'message', 'data'];
   if (options.list === 'page') {
-    properties.meta = { $ref: getSchemaPath(PageMetaDto) };
+    properties.meta = { $ref: getSchemaPath(options.meta ?? PageMetaDto) };
     required.push('meta');
   }
   return applyDecorators(
-    ApiExtraModels(PageMetaDto, ...(model ? [model] : [])),
+    ApiExtraModels(options.meta ?? PageMetaDto, ...(model ? [model] : [])),
     ApiResponse({
       status,
       description: options.description ?? (status === 201 ? 'Created' : 'OK'),

@@ -23,6 +23,24 @@ export interface Sql {
   run(sql: string, params?: readonly SqlValue[]): Promise<WriteResult>;
 }
 
+/** Options of one transaction. */
+export interface TransactionOptions {
+  /** READ COMMITTED for a transaction that scans rows others are inserting (no gap locks); REPEATABLE READ otherwise. */
+  isolation?: 'read committed';
+}
+
+/**
+ * A pool that sends writes to one node of several (src/database/mysql-pool.ts, FailoverPool on a
+ * Galera cluster); a plain pool has one server and no such methods.
+ */
+interface WriterRouting {
+  getWriterConnection(callback: (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void): void;
+  executeOnWriter(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void;
+}
+
+const routesWrites = (pool: unknown): pool is WriterRouting =>
+  typeof (pool as Partial<WriterRouting>).getWriterConnection === 'function';
+
 /** Attempts of a transaction that keeps losing deadlock / lock-wait / certification conflicts. */
 export const TRANSACTION_ATTEMPTS = 12;
 /** The longest pause between two attempts (the pauses grow from 10 ms). */
@@ -59,9 +77,9 @@ export class Database implements Sql {
     return this.inTurn(() => this.dataSource.query<T[]>(sql, this.bind(params)));
   }
 
+  /** One autocommit write (on a cluster, on the writer node). */
   async run(sql: string, params: readonly SqlValue[] = []): Promise<WriteResult> {
-    if (this.dialect === 'mysql')
-      return mysqlWriteResult(await this.execute<ResultSetHeader>(this.pool(), sql, params));
+    if (this.dialect === 'mysql') return mysqlWriteResult(await this.executeOnWriter<ResultSetHeader>(sql, params));
     return this.inTurn(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
@@ -77,8 +95,8 @@ export class Database implements Sql {
    * when the database aborts it on a conflict or `work` throws RetryTransaction (it lost a race the
    * database could not see, such as two upserts creating one key).
    */
-  transaction<T>(work: (tx: Sql, attempt: number) => Promise<T>): Promise<T> {
-    return this.retryingConflicts((attempt) => this.inTurn(() => this.once(work, attempt)));
+  transaction<T>(work: (tx: Sql, attempt: number) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.retryingConflicts((attempt) => this.inTurn(() => this.once(work, attempt, options)));
   }
 
   /**
@@ -106,8 +124,12 @@ export class Database implements Sql {
     }
   }
 
-  private async once<T>(work: (tx: Sql, attempt: number) => Promise<T>, attempt: number): Promise<T> {
-    if (this.dialect === 'mysql') return this.onceOnMysql(work, attempt);
+  private async once<T>(
+    work: (tx: Sql, attempt: number) => Promise<T>,
+    attempt: number,
+    options: TransactionOptions,
+  ): Promise<T> {
+    if (this.dialect === 'mysql') return this.onceOnMysql(work, attempt, options);
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
@@ -123,12 +145,22 @@ export class Database implements Sql {
     }
   }
 
-  private async onceOnMysql<T>(work: (tx: Sql, attempt: number) => Promise<T>, attempt: number): Promise<T> {
-    const connection = await new Promise<PoolConnection>((resolve, reject) =>
-      this.pool().getConnection((error, conn) => (error ? reject(error) : resolve(conn))),
-    );
+  private async onceOnMysql<T>(
+    work: (tx: Sql, attempt: number) => Promise<T>,
+    attempt: number,
+    options: TransactionOptions,
+  ): Promise<T> {
+    const pool = this.pool();
+    const connection = await new Promise<PoolConnection>((resolve, reject) => {
+      const take = (error: NodeJS.ErrnoException | null, conn: PoolConnection) =>
+        error ? reject(error) : resolve(conn);
+      if (routesWrites(pool)) pool.getWriterConnection(take);
+      else pool.getConnection(take);
+    });
     let broken = false;
     try {
+      if (options.isolation)
+        await this.execute(connection, 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', [], false);
       await this.execute(connection, 'START TRANSACTION', [], false);
       const result = await work(
         {
@@ -159,6 +191,17 @@ export class Database implements Sql {
       if (prepared) on.execute(sql, params as SqlValue[], done);
       else on.query(sql, done);
     });
+  }
+
+  private executeOnWriter<T>(sql: string, params: readonly SqlValue[]): Promise<T> {
+    const pool = this.pool();
+    if (!routesWrites(pool)) return this.execute<T>(pool, sql, params);
+    this.dataSource.logger.logQuery(sql, params as unknown[]);
+    return new Promise<T>((resolve, reject) =>
+      pool.executeOnWriter(sql, params as SqlValue[], (error, result) =>
+        error ? reject(error) : resolve(result as T),
+      ),
+    );
   }
 
   private pool(): Pool {

@@ -1,34 +1,22 @@
-import {
-  recordActivities,
-  type ActivityEntry,
-  type ActivityEvent,
-  type Actor,
-  type Attributes,
-} from '../activity/activity-log.writer.js';
+import { recordActivities, type ActivityEntry, type Actor } from '../activity/activity-log.writer.js';
 import type { Sql } from './database.js';
+import type { ChangeLog, RecordChange } from './record-change.js';
+import type { TenantReads } from './tenant-reads.js';
 
-/** One change of one record, as the table that made it saw it. */
-export interface RecordChange {
-  /** The entity's name: `Campaign`, `Customer`, ... */
-  entityName: string;
-  /** The tenant the record belongs to (a tenant's own changes: its own id). */
-  tenantId: number | null;
-  event: ActivityEvent;
-  /** The row after the change (created, updated) or as it was (deleted). */
-  row: Record<string, unknown> & { id: number };
-  /** Updated: the names of the fields that changed; otherwise empty. */
-  fields: readonly string[];
-  /**
-   * The activity-log entry: attributes (created: every column; updated: the changed ones) and old
-   * values (updated: the changed ones before; deleted: every column). Null when the write asked
-   * for no entry per record (an import: one entry per job).
-   */
-  activity: { attributes: Attributes; old: Attributes | null; description?: string } | null;
+/** What a recorder gets of one write: its SQL (inside the transaction), who wrote, and reads of any tenant in it. */
+export interface RecordedWrite {
+  sql: Sql;
+  actor: Actor;
+  changes: readonly RecordChange[];
+  /** The tables of a tenant as this transaction sees them (read only). */
+  readsOf(tenantId: number): TenantReads;
 }
 
 /** What else a write's changes are recorded as, before its transaction commits (the change feed). */
 export interface ChangeRecorder {
-  record(sql: Sql, actor: Actor, changes: readonly RecordChange[]): Promise<void>;
+  record(write: RecordedWrite): Promise<void>;
+  /** After a write that recorded changes has committed. */
+  committed?(): void;
 }
 
 /**
@@ -36,7 +24,7 @@ export interface ChangeRecorder {
  * at the end of the write, inside its transaction: the activity-log entries in a few multi-row
  * INSERTs, then whatever else records changes. A rolled-back write leaves no trace of either.
  */
-export class Journal {
+export class Journal implements ChangeLog {
   private readonly changes: RecordChange[] = [];
 
   constructor(
@@ -45,12 +33,16 @@ export class Journal {
     private readonly recorders: readonly ChangeRecorder[],
   ) {}
 
+  get isEmpty(): boolean {
+    return this.changes.length === 0;
+  }
+
   record(change: RecordChange): void {
     this.changes.push(change);
   }
 
   /** Writes the activity entries and hands the changes to the recorders; called once, last in the transaction. */
-  async flush(): Promise<void> {
+  async flush(readsOf: (tenantId: number) => TenantReads): Promise<void> {
     if (this.changes.length === 0) return;
     const entries: ActivityEntry[] = [];
     for (const change of this.changes) {
@@ -66,6 +58,7 @@ export class Journal {
       });
     }
     if (entries.length) await recordActivities(this.sql, this.actor, entries);
-    for (const recorder of this.recorders) await recorder.record(this.sql, this.actor, this.changes);
+    const write: RecordedWrite = { sql: this.sql, actor: this.actor, changes: this.changes, readsOf };
+    for (const recorder of this.recorders) await recorder.record(write);
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional, type Type } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, ObjectLiteral } from 'typeorm';
 import type { Actor } from '../activity/activity-log.writer.js';
+import { EventCatalog, type RecordKind } from '../events/event-catalog.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { ValidationFailed } from '../http/api-exception.js';
 import { ChildRows } from './child-rows.js';
@@ -10,69 +11,15 @@ import { GlobalTable } from './global-table.js';
 import { InsertIds } from './insert-ids.js';
 import { Journal, type ChangeRecorder } from './journal.js';
 import { ScopedTable } from './scoped-table.js';
-import type { TableGateway, WriteSession } from './table-gateway.js';
+import type { WriteSession } from './table-gateway.js';
+import type { AcrossTenantsTx, ReadableTable, TenantReads, TenantTx } from './tenant-reads.js';
 import { TableSpec } from './table-spec.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
 
+export type { AcrossTenantsTx, ReadableTable, TenantReads, TenantTx } from './tenant-reads.js';
+
 /** Whatever else records every write's changes in its transaction (the change feed); provided once. */
 export const CHANGE_RECORDERS = Symbol('CHANGE_RECORDERS');
-
-/** A table as a read sees it: the same gateway, without its write verbs. */
-export type ReadableTable<E extends { id: number }> = Pick<
-  TableGateway<E>,
-  | 'spec'
-  | 'dialect'
-  | 'scope'
-  | 'findById'
-  | 'findMany'
-  | 'findWhere'
-  | 'count'
-  | 'exists'
-  | 'sum'
-  | 'page'
-  | 'keyHolders'
->;
-
-/** One tenant's data as a read sees it (through the pool, or inside a write's transaction). */
-export interface TenantReads {
-  readonly auth: AuthContext;
-  readonly dialect: Dialect;
-  table<E extends TenantOwnedEntity>(entity: Type<E>): ReadableTable<E>;
-  children<C extends { id: number }>(
-    entity: Type<C>,
-    parentColumn: keyof C & string,
-    parentIds: readonly number[],
-  ): ChildRows<C>;
-  /** A body reference (`audience_id`, ...): the live row of the caller's tenant, or a 422 on `field`. */
-  reference<E extends TenantOwnedEntity>(entity: Type<E>, id: number, field: string): Promise<E>;
-  /**
-   * A read the gateways do not offer (the audience scans compose their own SELECTs, scoped by the
-   * tables' `scope()`): SELECT statements only, so that no write can go around the tables.
-   */
-  select<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
-}
-
-/**
- * One tenant's data inside one write's transaction: what services and their hooks get instead of
- * a connection. Every write goes through its tables, which stamp, fill and record each change.
- */
-export interface TenantTx extends TenantReads {
-  /** 1 on the first run of the write's transaction, 2 when it runs again after losing a conflict, ... */
-  readonly attempt: number;
-  table<E extends TenantOwnedEntity>(entity: Type<E>): ScopedTable<E>;
-  /**
-   * Every row of a table above tenancy (tenants, roles, users across tenants): the separately named
-   * path. `tenantOf` names the tenant a change of a row is recorded in.
-   */
-  acrossTenants<E extends { id: number }>(entity: Type<E>, tenantOf?: (row: E) => number | null): GlobalTable<E>;
-  /** Stores the request's answer with its Idempotency-Key claim, in this transaction (both or neither). */
-  keepAnswer(answer: unknown): Promise<void>;
-}
-
-/** A write's tables above tenancy, for a writer without a tenant. */
-export interface AcrossTenantsTx {
-  acrossTenants: TenantTx['acrossTenants'];
-}
 
 const SELECT_ONLY = /^\s*(SELECT|WITH)\b/i;
 
@@ -90,7 +37,13 @@ export class Tables {
     private readonly db: Database,
     private readonly insertIds: InsertIds,
     @Optional() @Inject(CHANGE_RECORDERS) private readonly recorders: readonly ChangeRecorder[] = [],
+    @Optional() private readonly catalog?: EventCatalog,
   ) {}
+
+  /** Publishes the changes of a table's records in the change feed, as `kind` says (its resource name and answer). */
+  publish<E>(entity: Type<E>, kind: RecordKind<E>): void {
+    this.catalog?.register(entity, kind);
+  }
 
   get dialect(): Dialect {
     return this.db.dialect;
@@ -148,15 +101,29 @@ export class Tables {
     );
   }
 
-  private inWrite<T>(actor: Actor, work: (sql: Sql, session: WriteSession, attempt: number) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (sql, attempt) => {
+  private async inWrite<T>(
+    actor: Actor,
+    work: (sql: Sql, session: WriteSession, attempt: number) => Promise<T>,
+  ): Promise<T> {
+    let recorded = false;
+    const result = await this.db.transaction(async (sql, attempt) => {
       const journal = new Journal(sql, actor, this.recorders);
       const session: WriteSession = { journal, insertStep: () => this.insertIds.consecutiveStep() };
-      const result = await work(sql, session, attempt);
-      await journal.flush();
-      return result;
+      const answer = await work(sql, session, attempt);
+      await journal.flush((tenantId) => new TenantScope(this, tenantActing(actor, tenantId), sql, undefined, attempt));
+      recorded = !journal.isEmpty;
+      return answer;
     });
+    if (recorded) for (const recorder of this.recorders) recorder.committed?.();
+    return result;
   }
+}
+
+/** The actor of a write, acting in `tenantId` (the reads that present a change of that tenant). */
+function tenantActing(actor: Actor, tenantId: number): AuthContext {
+  const auth = actor as Partial<AuthContext>;
+  if (auth.tenantId === tenantId && auth.user) return auth as AuthContext;
+  return { user: auth.user as AuthContext['user'], tenantId, tenantChosen: false, requestId: actor.requestId };
 }
 
 /** TenantReads through the pool, or TenantTx inside a write (with its session). */

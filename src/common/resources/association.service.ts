@@ -37,6 +37,10 @@ export interface AssociationDefinition<
   TR,
 > {
   entity: Type<L>;
+  /** Its name in the change feed (`campaign_audience`); each event's data is the link as its list shows it. */
+  resource: string;
+  /** Whether a link can change after it is made (a destination link loses a deleted treatment group): `.updated` events. */
+  updatable?: boolean;
   owner: { entity: Type<TenantOwnedEntity>; column: keyof L & string; label: string };
   /** The column naming the target, and the target's resource (its tenant scope, its answers). */
   target: { column: keyof L & string; label: string; resource: AssociationTarget<T, TR> };
@@ -61,7 +65,21 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
   constructor(
     private readonly tables: Tables,
     readonly definition: AssociationDefinition<L, T, Dto, R, TR>,
-  ) {}
+  ) {
+    const { owner, target } = definition;
+    tables.publish(definition.entity, {
+      resource: definition.resource,
+      // An item that is the target record (a campaign audience) has the target's id: the event names the campaign too.
+      present: async (reads, links) => {
+        const items = await this.respond(reads, links);
+        if (definition.item === 'link') return items;
+        return items.map((item, i) => Object.assign({ [owner.column]: links[i][owner.column] }, item));
+      },
+      // A link's tombstone names its two ends.
+      identify: (link) => ({ [owner.column]: link[owner.column], [target.column]: link[target.column] }),
+      actions: definition.updatable ? ['created', 'updated', 'deleted'] : ['created', 'deleted'],
+    });
+  }
 
   async list(auth: AuthContext, ownerId: number, query: ListQueryDto & { q?: string }): Promise<Page<R>> {
     const tx = this.tables.read(auth);

@@ -46,6 +46,8 @@ export interface ResourceDefinition<E extends TenantOwnedEntity, Dto extends obj
   entity: Type<E>;
   /** Human name for messages: "marketing program". */
   label: string;
+  /** Its name in the change feed: snake_case, singular (`marketing_program` → `marketing_program.created`). */
+  resource: string;
   parent?: ParentDefinition<E>;
   sorts: SortFields;
   filters?: {

@@ -24,7 +24,12 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
   constructor(
     protected readonly tables: Tables,
     readonly definition: ResourceDefinition<E, Dto, R>,
-  ) {}
+  ) {
+    tables.publish(definition.entity, {
+      resource: definition.resource,
+      present: (reads, rows) => this.respond(reads, rows),
+    });
+  }
 
   async list(auth: AuthContext, query: ListQuery<E>, parentId?: number): Promise<Page<R>> {
     const { definition } = this;

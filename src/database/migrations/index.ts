@@ -10,6 +10,7 @@ import { DropDuplicateCustomerEmailIndex1764500000001 } from './1764500000001-dr
 import { AddSortKeysAndExactIdentifiers1764600000000 } from './1764600000000-add-sort-keys-and-exact-identifiers.js';
 import { CreateIdempotencyKeys1764600000001 } from './1764600000001-create-idempotency-keys.js';
 import { AddCampaignsSelectionVersion1764700000000 } from './1764700000000-add-campaigns-selection-version.js';
+import { CreateChangeFeedTables1764800000000 } from './1764800000000-create-change-feed-tables.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   AddSortKeysAndExactIdentifiers1764600000000,
   CreateIdempotencyKeys1764600000001,
   AddCampaignsSelectionVersion1764700000000,
+  CreateChangeFeedTables1764800000000,
 ];

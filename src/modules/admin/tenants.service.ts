@@ -21,7 +21,9 @@ export class TenantsService {
   constructor(
     private readonly tables: Tables,
     private readonly tokens: AccessTokenService,
-  ) {}
+  ) {
+    tables.publish(Tenant, { resource: 'tenant', present: async (_reads, tenants) => tenants.map(toTenantResponse) });
+  }
 
   async list(auth: AuthContext, query: TenantListQueryDto): Promise<Page<TenantResponse>> {
     const conditions: Condition[] = [];

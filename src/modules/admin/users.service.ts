@@ -26,7 +26,19 @@ export class UsersService {
     private readonly roles: RoleAssignments,
     private readonly hasher: PasswordHasher,
     private readonly tokens: AccessTokenService,
-  ) {}
+  ) {
+    // A user's events show the user as GET /api/admin/users/{id} does, roles read in the write's transaction.
+    tables.publish(User, {
+      resource: 'user',
+      present: async (reads, users) => {
+        const access = await this.access.forUsers(
+          users.map((u) => u.id),
+          { query: (sql, params) => reads.select(sql, params) },
+        );
+        return users.map((user) => toUserResponse(user, access.get(user.id)?.roles ?? []));
+      },
+    });
+  }
 
   async list(auth: AuthContext, query: UserListQueryDto): Promise<Page<UserResponse>> {
     const users = this.tables.read(auth).table(User);

@@ -29,6 +29,7 @@ export class AudiencesService extends ResourceService<Audience, AudienceDto, Aud
   constructor(tables: Tables) {
     super(tables, {
       entity: Audience,
+      resource: 'audience',
       label: 'audience',
       sorts: NAMED_SORTS,
       filters: { q: ['name'] },

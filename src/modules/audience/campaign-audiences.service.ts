@@ -24,6 +24,7 @@ export class CampaignAudiencesService extends AssociationService<
   constructor(tables: Tables, audiences: AudiencesService) {
     super(tables, {
       entity: CampaignAudience,
+      resource: 'campaign_audience',
       owner: { entity: Campaign, column: 'campaign_id', label: 'campaign' },
       target: { column: 'audience_id', label: 'audience', resource: audiences },
       item: 'target',

@@ -16,6 +16,7 @@ export class SubAudiencesService extends ResourceService<
   constructor(tables: Tables) {
     super(tables, {
       entity: SubAudience,
+      resource: 'sub_audience',
       label: 'sub-audience',
       parent: { entity: Campaign, column: 'campaign_id', label: 'campaign' },
       sorts: { name: 'string', created_at: 'date' },

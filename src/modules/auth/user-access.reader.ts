@@ -34,11 +34,11 @@ export class UserAccessReader {
   }
 
   /** `sql`: the transaction the caller is in, if any. */
-  async forUser(userId: number, sql: Sql = this.db): Promise<UserAccess> {
+  async forUser(userId: number, sql: Pick<Sql, 'query'> = this.db): Promise<UserAccess> {
     return (await this.forUsers([userId], sql)).get(userId) ?? { roles: [], permissions: new Set() };
   }
 
-  async forUsers(userIds: number[], sql: Sql = this.db): Promise<Map<number, UserAccess>> {
+  async forUsers(userIds: number[], sql: Pick<Sql, 'query'> = this.db): Promise<Map<number, UserAccess>> {
     const result = new Map<number, UserAccess>(
       userIds.map((id) => [id, { roles: [], permissions: new Set<string>() }]),
     );

@@ -16,6 +16,7 @@ export class CustomersService extends ResourceService<Customer, CustomerDto, Cus
   constructor(tables: Tables) {
     super(tables, {
       entity: Customer,
+      resource: 'customer',
       label: 'customer',
       sorts: { last_name: 'string|null', email: 'string|null', created_at: 'date' },
       filters: { q: ['first_name', 'last_name', 'email', 'external_id'], exact: ['email', 'external_id', 'is_active'] },

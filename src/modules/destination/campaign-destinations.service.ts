@@ -24,6 +24,8 @@ export class CampaignDestinationsService extends AssociationService<
   constructor(tables: Tables, destinations: DestinationsService) {
     super(tables, {
       entity: CampaignDestination,
+      resource: 'campaign_destination',
+      updatable: true,
       owner: { entity: Campaign, column: 'campaign_id', label: 'campaign' },
       target: { column: 'destination_id', label: 'destination', resource: destinations },
       item: 'link',

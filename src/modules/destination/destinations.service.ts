@@ -12,6 +12,7 @@ export class DestinationsService extends ResourceService<Destination, Destinatio
   constructor(tables: Tables) {
     super(tables, {
       entity: Destination,
+      resource: 'destination',
       label: 'destination',
       sorts: { name: 'string', created_at: 'date' },
       filters: { q: ['name'], exact: ['is_active'] },

@@ -14,6 +14,7 @@ export class CampaignGroupsService extends ResourceService<CampaignGroup, PlanDt
   constructor(tables: Tables) {
     super(tables, {
       entity: CampaignGroup,
+      resource: 'campaign_group',
       label: 'campaign group',
       parent: { entity: MarketingProgram, column: 'marketing_program_id', label: 'marketing program' },
       sorts: PLAN_SORTS,

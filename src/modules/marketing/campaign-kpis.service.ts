@@ -13,6 +13,7 @@ export class CampaignKpisService extends ResourceService<CampaignKpi, CampaignKp
   constructor(tables: Tables) {
     super(tables, {
       entity: CampaignKpi,
+      resource: 'campaign_kpi',
       label: 'campaign KPI',
       parent: { entity: Campaign, column: 'campaign_id', label: 'campaign' },
       sorts: NAMED_SORTS,

@@ -20,6 +20,7 @@ export class CampaignValidationRulesService extends AssociationService<
   constructor(tables: Tables, rules: ValidationRulesService) {
     super(tables, {
       entity: CampaignValidationRule,
+      resource: 'campaign_validation_rule',
       owner: { entity: Campaign, column: 'campaign_id', label: 'campaign' },
       target: { column: 'validation_rule_id', label: 'validation rule', resource: rules },
       item: 'target',

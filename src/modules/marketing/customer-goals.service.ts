@@ -14,6 +14,7 @@ export class CustomerGoalsService extends ResourceService<CustomerGoal, Customer
   constructor(tables: Tables) {
     super(tables, {
       entity: CustomerGoal,
+      resource: 'customer_goal',
       label: 'customer goal',
       parent: { entity: Campaign, column: 'campaign_id', label: 'campaign' },
       sorts: NAMED_SORTS,

@@ -13,6 +13,7 @@ export class MarketingProgramsService extends ResourceService<MarketingProgram, 
   constructor(tables: Tables) {
     super(tables, {
       entity: MarketingProgram,
+      resource: 'marketing_program',
       label: 'marketing program',
       sorts: PLAN_SORTS,
       filters: PLAN_FILTERS,

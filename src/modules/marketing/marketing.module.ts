@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ValidationModule } from '../validation/validation.module.js';
-import { CampaignCascade } from './campaign-cascade.js';
 import { CampaignGroupsController } from './campaign-groups.controller.js';
 import { CampaignGroupsService } from './campaign-groups.service.js';
 import { CampaignKpisController } from './campaign-kpis.controller.js';
@@ -29,7 +28,6 @@ import { TreatmentGroupsService } from './treatment-groups.service.js';
     CampaignValidationRulesController,
   ],
   providers: [
-    CampaignCascade,
     MarketingProgramsService,
     CampaignGroupsService,
     CampaignsService,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailed } from '../../common/http/api-exception.js';
 import { decimal } from '../../common/resources/dto-values.js';
+import { DeletionEffects } from '../../common/resources/deletion-effects.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
 import { Tables } from '../../common/persistence/tables.js';
 import type { TreatmentGroupDto } from './dto/campaign-children.dto.js';
@@ -12,9 +13,10 @@ import { childColumns, NAMED_SORTS } from './plan-columns.js';
 
 @Injectable()
 export class TreatmentGroupsService extends ResourceService<TreatmentGroup, TreatmentGroupDto, TreatmentGroupResponse> {
-  constructor(tables: Tables) {
+  constructor(tables: Tables, effects: DeletionEffects) {
     super(tables, {
       entity: TreatmentGroup,
+      resource: 'treatment_group',
       label: 'treatment group',
       // The allocation rule below reads the campaign's other groups: writes of one campaign's groups take turns.
       parent: { entity: Campaign, column: 'campaign_id', label: 'campaign', serializeOn: 'allocation_version' },
@@ -26,6 +28,8 @@ export class TreatmentGroupsService extends ResourceService<TreatmentGroup, Trea
         allocation_percentage: decimal(dto.allocation_percentage),
       }),
       toResponse: toTreatmentGroupResponse,
+      /** The destination links that named the group keep going without it (src/app.module.ts). */
+      beforeDelete: (group, tx) => effects.apply(TreatmentGroup, group, tx),
       /** The groups' bucket ranges are the campaign's assignments. */
       onChange: (group, tx) => campaignsChanged(tx, [group.campaign_id]),
       /** The campaign's groups add up to at most 100 %. */

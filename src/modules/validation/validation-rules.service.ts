@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { scrubSecret } from '../../common/persistence/database-errors.js';
 import { ApiException } from '../../common/http/api-exception.js';
 import { optional } from '../../common/resources/dto-values.js';
+import { DeletionEffects } from '../../common/resources/deletion-effects.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
 import { Tables } from '../../common/persistence/tables.js';
 import type { ValidationRuleDto } from './dto/validation-rule.dto.js';
@@ -18,10 +19,12 @@ import { ValidationRule } from './entities/validation-rule.entity.js';
 export class ValidationRulesService extends ResourceService<ValidationRule, ValidationRuleDto, ValidationRuleResponse> {
   constructor(
     tables: Tables,
+    effects: DeletionEffects,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super(tables, {
       entity: ValidationRule,
+      resource: 'validation_rule',
       label: 'validation rule',
       sorts: { name: 'string', created_at: 'date' },
       filters: { q: ['name'], exact: ['is_active'] },
@@ -32,6 +35,8 @@ export class ValidationRulesService extends ResourceService<ValidationRule, Vali
         is_active: optional(dto.is_active, existing?.is_active, true),
       }),
       toResponse: toValidationRuleResponse,
+      // Its campaign links go with it (src/app.module.ts); it stays, soft-deleted.
+      beforeDelete: (rule, tx) => effects.apply(ValidationRule, rule, tx),
     });
   }
 

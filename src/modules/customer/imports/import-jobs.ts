@@ -27,6 +27,7 @@ export function jobAuth(job: CustomerImport): AuthContext {
     tenantId: job.tenant_id,
     tenantChosen: false,
     requestId: job.batch_uuid,
+    job: true,
   };
 }
 

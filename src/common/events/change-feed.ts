@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import type { Actor } from '../activity/activity-log.writer.js';
+import type { Sql, SqlValue } from '../persistence/database.js';
+import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
+import type { RecordChange } from '../persistence/record-change.js';
+import { EventCatalog, type RecordKind } from './event-catalog.js';
+import { EventSequencer } from './event-sequencer.js';
+
+/** An event as the feed and the webhooks publish it. */
+export interface FeedEvent {
+  id: string;
+  sequence: number;
+  type: string;
+  occurred_at: string;
+  resource: string;
+  resource_id: number;
+  data: unknown;
+  changes: string[];
+  causer: { type: 'user'; id: number } | null;
+  request_id: string | null;
+}
+
+/** An event as the write stores it, before the sequencer numbers it. */
+export interface NewEvent {
+  tenantId: number;
+  type: string;
+  resource: string;
+  resourceId: number;
+  data: unknown;
+  changes: readonly string[];
+}
+
+/** Columns of one stored event, in the order of EVENT_COLUMNS. */
+const EVENT_COLUMNS = 'tenant_id, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at';
+const EVENTS_PER_STATEMENT = 2_000;
+
+/** The public id of the event stored as row `id`: the same in the feed and in every webhook delivery. */
+export const eventId = (id: number): string => `evt_${id}`;
+
+/** The row id of a public event id, or undefined when it is not one. */
+export function eventRowId(publicId: string): number | undefined {
+  const match = /^evt_([1-9]\d{0,15})$/.exec(publicId);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The change feed's writer (a transactional outbox): every change the tables record becomes an
+ * event row in the change's own transaction, so that a committed change always has its event and
+ * a rolled-back one never does. Several changes of one record in one write are one event: created
+ * (then changed) is `created`, changed twice is one `updated` with both changes, deleted is a
+ * tombstone, and created then deleted is nothing. `data` is the record as its GET answers it,
+ * presented by the service that owns the record (EventCatalog); `sequence` is given after commit
+ * by the EventSequencer, which this writer nudges once the write has committed.
+ */
+@Injectable()
+export class ChangeFeed implements ChangeRecorder {
+  constructor(
+    private readonly catalog: EventCatalog,
+    private readonly sequencer: EventSequencer,
+  ) {}
+
+  async record(write: RecordedWrite): Promise<void> {
+    const events = await this.eventsOf(write);
+    if (events.length) await insertEvents(write.sql, write.actor, events);
+  }
+
+  committed(): void {
+    this.sequencer.nudge();
+  }
+
+  private async eventsOf(write: RecordedWrite): Promise<NewEvent[]> {
+    const byRecord = new Map<string, RecordChange[]>();
+    for (const change of write.changes) {
+      if (change.tenantId === null || !this.catalog.kindOf(change.entityName)) continue;
+      const key = `${change.entityName}:${change.row.id}`;
+      const changes = byRecord.get(key);
+      if (changes) changes.push(change);
+      else byRecord.set(key, [change]);
+    }
+    const deletedAt = new Date().toISOString();
+    const events: (NewEvent & { present?: RecordChange })[] = [];
+    for (const changes of byRecord.values()) {
+      const first = changes[0];
+      const last = changes[changes.length - 1];
+      const kind = this.catalog.kindOf(first.entityName)!;
+      const { resource } = kind;
+      const event = (action: string, data: unknown, fields: readonly string[], present?: RecordChange) => ({
+        tenantId: first.tenantId!,
+        type: `${resource}.${action}`,
+        resource,
+        resourceId: first.row.id,
+        data,
+        changes: fields,
+        present,
+      });
+      if (changes.some((change) => change.event === 'deleted')) {
+        if (first.event !== 'created') {
+          const tombstone = Object.assign({ id: first.row.id, deleted_at: deletedAt }, kind.identify?.(first.row));
+          events.push(event('deleted', tombstone, []));
+        }
+      } else if (first.event === 'created') {
+        events.push(event('created', null, [], last));
+      } else {
+        const fields = changes.length === 1 ? first.fields : [...new Set(changes.flatMap((change) => change.fields))];
+        events.push(event('updated', null, fields, last));
+      }
+    }
+    await this.present(write, events);
+    return events;
+  }
+
+  /** The answers of the created and updated records, one presenter call per kind and tenant. */
+  private async present(write: RecordedWrite, events: (NewEvent & { present?: RecordChange })[]): Promise<void> {
+    const groups = new Map<string, { kind: RecordKind<unknown>; tenantId: number; events: typeof events }>();
+    for (const event of events) {
+      if (!event.present) continue;
+      const key = `${event.present.entityName}:${event.tenantId}`;
+      let group = groups.get(key);
+      if (!group) {
+        group = { kind: this.catalog.kindOf(event.present.entityName)!, tenantId: event.tenantId, events: [] };
+        groups.set(key, group);
+      }
+      group.events.push(event);
+    }
+    for (const { kind, tenantId, events: group } of groups.values()) {
+      const answers = await kind.present(
+        write.readsOf(tenantId),
+        group.map((event) => event.present!.row),
+      );
+      group.forEach((event, i) => {
+        event.data = answers[i];
+        // The names of the fields that changed, as the answer names them (a password is no field of it).
+        const fields = answers[i] && typeof answers[i] === 'object' ? (answers[i] as object) : {};
+        event.changes = event.changes.filter((field) => field in fields);
+        event.present = undefined;
+      });
+    }
+  }
+}
+
+/** Stores events of one write in a few multi-row INSERTs, without a sequence yet. */
+export async function insertEvents(sql: Sql, actor: Actor, events: readonly NewEvent[]): Promise<void> {
+  const occurredAt = Date.now();
+  const causer = actor.job ? null : (actor.user?.id ?? null);
+  for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
+    const slice = events.slice(start, start + EVENTS_PER_STATEMENT);
+    const params: SqlValue[] = [];
+    for (const event of slice) {
+      params.push(
+        event.tenantId,
+        event.type,
+        event.resource,
+        event.resourceId,
+        JSON.stringify(event.data ?? null),
+        JSON.stringify(event.changes),
+        causer,
+        actor.requestId,
+        occurredAt,
+      );
+    }
+    await sql.run(
+      `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      params,
+    );
+  }
+}

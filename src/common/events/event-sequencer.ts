@@ -1,0 +1,203 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { isDatabaseUnavailable } from '../persistence/database-errors.js';
+import { Database, type Sql, type SqlValue } from '../persistence/database.js';
+import { valuesTable } from '../persistence/values-table.js';
+
+/** Events numbered by one pass (one transaction). */
+const PASS_SIZE = 2_000;
+/** A pass after a nudge waits this long, so that the commits of a burst are numbered together. */
+const NUDGE_DELAY_MS = 5;
+/** Without nudges (writes through other instances, a crash between commit and nudge), a pass this often. */
+const IDLE_PASS_MS = 1_000;
+/** Retention: how often it runs, and the events it deletes per transaction (short, so writers never wait long). */
+const RETENTION_EVERY_MS = 60 * 60 * 1000;
+const RETENTION_BATCH = 2_000;
+
+interface Pending {
+  id: number | string;
+  tenant_id: number | string;
+}
+
+/**
+ * Numbers the change feed's events per tenant after they commit, in the order of their ids, which
+ * is the order of their writes for any one record (a later write of a record waits for the
+ * earlier one's commit before it inserts its event). A reader following `sequence` therefore
+ * never skips an event that commits late: it has no number until it has committed, and it then
+ * gets the next one. One pass is one transaction that first holds the sequencer's own row of
+ * `event_counters` (so one pass runs at a time across instances; on a Galera cluster every write
+ * goes to one node, so that lock holds cluster-wide), reads the events without a number, skipping
+ * rows of transactions still open (`SKIP LOCKED`), and numbers them from each tenant's counter.
+ * Every instance runs passes: after its own writes (nudge), before a feed read (catchUp) and once
+ * a second. It also deletes events past retention, in short batches.
+ */
+@Injectable()
+export class EventSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ChangeFeed');
+  /** The pass running (or the last one), and the one queued behind it that has not started yet. */
+  private current: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
+  private nudged: NodeJS.Timeout | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.events.background) return;
+    const idle = setInterval(() => this.nudge(), IDLE_PASS_MS);
+    const retention = setInterval(
+      () => void this.purge().catch((error) => this.warn('retention', error)),
+      RETENTION_EVERY_MS,
+    );
+    idle.unref();
+    retention.unref();
+    this.timers = [idle, retention];
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    if (this.nudged) clearTimeout(this.nudged);
+  }
+
+  /** A write committed events: number them soon (the passes of a burst coalesce). */
+  nudge(): void {
+    if (this.nudged || this.stopped || !this.config.events.background) return;
+    this.nudged = setTimeout(() => {
+      this.nudged = undefined;
+      this.catchUp().catch((error) => this.warn('sequencing', error));
+    }, NUDGE_DELAY_MS);
+    this.nudged.unref();
+  }
+
+  /** Numbers every event committed before the call (a feed read runs it first, so it sees every committed write). */
+  catchUp(): Promise<void> {
+    // Passes run one after the other. A pass that has not started yet will see every commit made
+    // before it starts, so a caller joins it; once it has started, a caller queues the next one.
+    if (!this.queued) {
+      const queued: Promise<void> = this.current
+        .catch(() => undefined)
+        .then(() => {
+          if (this.queued === queued) this.queued = undefined;
+          return this.drain();
+        });
+      this.queued = queued;
+      this.current = queued;
+    }
+    return this.queued;
+  }
+
+  private async drain(): Promise<void> {
+    while (
+      (await this.db.transaction((sql) => this.numberPending(sql), { isolation: 'read committed' })) === PASS_SIZE
+    );
+  }
+
+  private async numberPending(sql: Sql): Promise<number> {
+    const mysql = sql.dialect === 'mysql';
+    await sql.query(`SELECT last_sequence FROM event_counters WHERE tenant_id = 0${mysql ? ' FOR UPDATE' : ''}`);
+    const pending = await sql.query<Pending>(
+      `SELECT id, tenant_id FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    );
+    if (pending.length === 0) return 0;
+    const tenants = [...new Set(pending.map((row) => Number(row.tenant_id)))];
+    const counters = await sql.query<{ tenant_id: number | string; last_sequence: number | string }>(
+      `SELECT tenant_id, last_sequence FROM event_counters WHERE tenant_id IN (${tenants.map(() => '?').join(', ')})`,
+      tenants,
+    );
+    const last = new Map(counters.map((row) => [Number(row.tenant_id), Number(row.last_sequence)]));
+    const fresh = tenants.filter((tenant) => !last.has(tenant));
+    if (fresh.length) {
+      await sql.run(
+        `INSERT INTO event_counters (tenant_id, last_sequence, purged_through, purged_until)
+         VALUES ${fresh.map(() => '(?, 0, 0, 0)').join(', ')}`,
+        fresh,
+      );
+      for (const tenant of fresh) last.set(tenant, 0);
+    }
+    const numbers: SqlValue[][] = pending.map((row) => {
+      const tenant = Number(row.tenant_id);
+      const next = last.get(tenant)! + 1;
+      last.set(tenant, next);
+      return [Number(row.id), next];
+    });
+    await this.updateJoined(sql, 'events', 'id', 'sequence', numbers);
+    await this.updateJoined(
+      sql,
+      'event_counters',
+      'tenant_id',
+      'last_sequence',
+      tenants.map((tenant) => [tenant, last.get(tenant)!]),
+    );
+    return pending.length;
+  }
+
+  /** `UPDATE table SET column = v.value WHERE key = v.key` for many (key, value) pairs at once. */
+  private async updateJoined(sql: Sql, table: string, key: string, column: string, pairs: SqlValue[][]): Promise<void> {
+    const v = valuesTable(sql.dialect, ['k', 'n'], pairs, 'v');
+    if (sql.dialect === 'mysql') {
+      await sql.run(`UPDATE ${table} t JOIN ${v.sql} ON t.${key} = v.k SET t.${column} = v.n`, v.params);
+    } else {
+      await sql.run(`UPDATE ${table} SET ${column} = v.n FROM ${v.sql} WHERE ${table}.${key} = v.k`, v.params);
+    }
+  }
+
+  /**
+   * Deletes the events that occurred before the retention period, oldest first, a short
+   * transaction per batch; each tenant's counter keeps the last sequence and the instant removed,
+   * so that a reader behind them is told (410) rather than left with a gap. Answers how many went.
+   */
+  async purge(now = Date.now()): Promise<number> {
+    const before = now - this.config.events.retentionDays * 24 * 60 * 60 * 1000;
+    await this.catchUp(); // only numbered events are removed: a reader's position is a number
+    let removed = 0;
+    for (;;) {
+      const batch = await this.db.transaction(
+        async (sql) => {
+          const rows = await sql.query<{
+            id: number | string;
+            tenant_id: number | string;
+            sequence: number | string | null;
+            occurred_at: number | string;
+          }>(`SELECT id, tenant_id, sequence, occurred_at FROM events ORDER BY id LIMIT ${RETENTION_BATCH}`);
+          const old = [];
+          for (const row of rows) {
+            if (Number(row.occurred_at) >= before) break;
+            if (row.sequence !== null) old.push(row);
+          }
+          if (old.length === 0) return 0;
+          const through = new Map<number, number>();
+          for (const row of old) {
+            const tenant = Number(row.tenant_id);
+            through.set(tenant, Math.max(through.get(tenant) ?? 0, Number(row.sequence)));
+          }
+          await sql.run(
+            `DELETE FROM events WHERE id IN (${old.map(() => '?').join(', ')})`,
+            old.map((row) => Number(row.id)),
+          );
+          for (const [tenant, sequence] of through) {
+            await sql.run(
+              `UPDATE event_counters SET purged_through = CASE WHEN purged_through > ? THEN purged_through ELSE ? END,
+                 purged_until = CASE WHEN purged_until > ? THEN purged_until ELSE ? END WHERE tenant_id = ?`,
+              [sequence, sequence, before, before, tenant],
+            );
+          }
+          return old.length;
+        },
+        { isolation: 'read committed' },
+      );
+      removed += batch;
+      if (batch < RETENTION_BATCH || this.stopped) return removed;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private warn(what: string, error: unknown): void {
+    if (isDatabaseUnavailable(error)) return; // the next pass, once the database is back
+    this.logger.warn(`${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
