@@ -54,6 +54,7 @@ export class FailoverPool {
   constructor(
     private readonly cluster: PoolCluster,
     private readonly names: readonly string[],
+    private readonly hosts: readonly DatabaseHost[],
   ) {
     this.nodes = cluster.of('*', 'ORDER');
     this.writer = names[0];
@@ -61,9 +62,10 @@ export class FailoverPool {
     this.monitor.unref();
   }
 
-  /** The node writes go to now. */
-  get writerNode(): string {
-    return this.writer;
+  /** The node writes go to now, as `host:port`. */
+  get writerAddress(): string {
+    const host = this.hosts[this.names.indexOf(this.writer)];
+    return `${host.host}:${host.port}`;
   }
 
   getConnection(callback: (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void): void {
@@ -180,7 +182,7 @@ export function mysqlDriver(hosts: DatabaseHost[]) {
       });
       const names = hosts.map((_, index) => `node${index + 1}`);
       hosts.forEach((node, index) => cluster.add(names[index], { ...options, host: node.host, port: node.port }));
-      return new FailoverPool(cluster, names);
+      return new FailoverPool(cluster, names, hosts);
     },
   };
 }

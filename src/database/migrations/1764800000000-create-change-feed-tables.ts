@@ -35,10 +35,11 @@ export class CreateChangeFeedTables1764800000000 implements MigrationInterface {
           { name: 'events_tenant_id_sequence_unique', columnNames: ['tenant_id', 'sequence'], isUnique: true },
           // The sequencer reads the rows still without a number, oldest first.
           { name: 'events_sequence_id_index', columnNames: ['sequence', 'id'] },
-          // One record's history in feed order.
+          // One record's history: its events in id order are its writes' order (and so the feed's), and
+          // an index without `sequence` is not rewritten when the sequencer numbers a row.
           {
-            name: 'events_tenant_id_resource_resource_id_sequence_index',
-            columnNames: ['tenant_id', 'resource', 'resource_id', 'sequence'],
+            name: 'events_tenant_id_resource_resource_id_id_index',
+            columnNames: ['tenant_id', 'resource', 'resource_id', 'id'],
           },
         ],
       }),

@@ -113,8 +113,10 @@ export class EventsService {
       where.push('sequence <= ?');
       params.push(windowEnd);
     }
+    // One record's events are in the order of their ids (its writes' order): its index needs no sort.
+    const order = query.resource_id !== undefined ? 'id' : 'sequence';
     const rows = await this.db.query<EventRow>(
-      `${EVENT_SELECT} WHERE ${where.join(' AND ')} ORDER BY sequence LIMIT ${limit + 1}`,
+      `${EVENT_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit + 1}`,
       params,
     );
     const events = rows.slice(0, limit).map(toFeedEvent);
