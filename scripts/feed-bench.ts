@@ -24,7 +24,7 @@ const cursorAt = (sequence: number) => Buffer.from(`seq:${sequence}`).toString('
 async function main(): Promise<void> {
   const service = await startService({ server: SERVER });
   try {
-    const [tenant] = (await service.sql('SELECT id FROM tenants ORDER BY id LIMIT 1')) as { id: number }[];
+    const [[tenant]] = (await service.sql('SELECT id FROM tenants ORDER BY id LIMIT 1')) as [{ id: number }[]];
     const tenantId = Number(tenant.id);
     const t0 = performance.now();
     const data = JSON.stringify({

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export type DatabaseKind = 'mysql' | 'sqlite';
 
@@ -47,6 +48,27 @@ export interface AppConfig {
   trustProxy: boolean | number | string[];
   imports: ImportConfig;
   events: EventsConfig;
+  webhooks: WebhooksConfig;
+}
+
+/** Webhook deliveries (src/modules/webhooks). Only the allow-list and the schedule are environment variables. */
+export interface WebhooksConfig {
+  /** WEBHOOK_ALLOWED_HOSTS: host names, addresses and CIDR ranges webhooks may reach although private. */
+  allowedHosts: string;
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before each retry. */
+  retrySchedule: number[];
+  /** Whether this instance delivers (every instance does; tests switch it off to drive one by hand). */
+  worker: boolean;
+  /** How long a claimed delivery stays this instance's without an answer; then another instance tries it. */
+  leaseMs: number;
+  /** How often an idle worker looks for due deliveries. */
+  pollMs: number;
+  /** Deliveries of one endpoint in flight at once, across instances. */
+  perEndpoint: number;
+  /** A 2xx within this long is a delivery. */
+  timeoutMs: number;
+  /** An endpoint whose every attempt failed this long is disabled. */
+  failingDisableMs: number;
 }
 
 /** The change feed (src/common/events). */
@@ -194,6 +216,36 @@ function trustProxy(env: Env): boolean | number | string[] {
  * Reads and validates every environment variable the service uses, once, at start-up.
  * Nothing else in the code base reads process.env.
  */
+/** WEBHOOK_ALLOWED_HOSTS: comma-separated host names, IP addresses or CIDR ranges. */
+function allowedHosts(env: Env): string {
+  const raw = env.WEBHOOK_ALLOWED_HOSTS ?? '';
+  for (const entry of raw.split(',').map((e) => e.trim().replace(/^\[(.*)\]$/, '$1'))) {
+    if (!entry) continue;
+    const [address, bits] = entry.split('/');
+    const ok =
+      bits !== undefined
+        ? ipaddr.isValid(address) &&
+          /^\d{1,3}$/.test(bits) &&
+          Number(bits) <= (ipaddr.parse(address).kind() === 'ipv4' ? 32 : 128)
+        : ipaddr.isValid(entry) || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(entry);
+    if (!ok) throw new ConfigError(`WEBHOOK_ALLOWED_HOSTS: "${entry}" is no host name, IP address or CIDR range`);
+  }
+  return raw;
+}
+
+/** WEBHOOK_RETRY_SCHEDULE: seconds before each retry, separated by commas (`5,300,1800`). */
+function retrySchedule(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE;
+  if (raw === undefined || raw.trim() === '') return [5, 300, 1800, 7200, 18000, 36000, 36000];
+  const seconds = raw.split(',').map((s) => s.trim());
+  if (seconds.some((s) => !/^\d{1,7}$/.test(s) || Number(s) < 1)) {
+    throw new ConfigError(
+      'WEBHOOK_RETRY_SCHEDULE must be whole seconds (1 or more) separated by commas, e.g. 5,300,1800',
+    );
+  }
+  return seconds.map(Number);
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const dataDir = resolve(env.DATA_DIR || './data');
   const logLevel = env.LOG_LEVEL || 'info';
@@ -229,5 +281,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
       chunkRows: 1_000,
     },
     events: { retentionDays: positiveInt(env, 'EVENT_RETENTION_DAYS', 30, 3650), background: true },
+    webhooks: {
+      allowedHosts: allowedHosts(env),
+      retrySchedule: retrySchedule(env),
+      worker: true,
+      leaseMs: 60_000,
+      pollMs: 250,
+      perEndpoint: 10,
+      timeoutMs: 15_000,
+      failingDisableMs: 5 * 24 * 3600 * 1000,
+    },
   };
 }

@@ -106,6 +106,7 @@ export class ChangeFeed implements ChangeRecorder {
       }
     }
     await this.present(write, events);
+    for (const announcement of write.announcements) events.push(Object.assign({ changes: [] }, announcement));
     return events;
   }
 

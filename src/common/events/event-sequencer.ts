@@ -17,6 +17,22 @@ const RETENTION_BATCH = 2_000;
 interface Pending {
   id: number | string;
   tenant_id: number | string;
+  type: string;
+  resource_id: number | string;
+}
+
+/** An event as the pass that numbered it hands it on. */
+export interface NumberedEvent {
+  id: number;
+  tenantId: number;
+  sequence: number;
+  type: string;
+  resourceId: number;
+}
+
+/** Work that must happen with the numbering, in its transaction (webhooks: one delivery per endpoint). */
+export interface NumberingListener {
+  numbered(sql: Sql, events: readonly NumberedEvent[]): Promise<void>;
 }
 
 /**
@@ -39,6 +55,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
   private queued: Promise<void> | undefined;
   private nudged: NodeJS.Timeout | undefined;
   private timers: NodeJS.Timeout[] = [];
+  private readonly listeners: NumberingListener[] = [];
   private stopped = false;
 
   constructor(
@@ -62,6 +79,11 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     if (this.nudged) clearTimeout(this.nudged);
+  }
+
+  /** Runs `listener` in every pass that numbers events, in its transaction. */
+  onNumbered(listener: NumberingListener): void {
+    this.listeners.push(listener);
   }
 
   /** A write committed events: number them soon (the passes of a burst coalesce). */
@@ -101,7 +123,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     const mysql = sql.dialect === 'mysql';
     await sql.query(`SELECT last_sequence FROM event_counters WHERE tenant_id = 0${mysql ? ' FOR UPDATE' : ''}`);
     const pending = await sql.query<Pending>(
-      `SELECT id, tenant_id FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      `SELECT id, tenant_id, type, resource_id FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     );
     if (pending.length === 0) return 0;
     const tenants = [...new Set(pending.map((row) => Number(row.tenant_id)))];
@@ -119,12 +141,13 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       );
       for (const tenant of fresh) last.set(tenant, 0);
     }
-    const numbers: SqlValue[][] = pending.map((row) => {
-      const tenant = Number(row.tenant_id);
-      const next = last.get(tenant)! + 1;
-      last.set(tenant, next);
-      return [Number(row.id), next];
+    const numbered: NumberedEvent[] = pending.map((row) => {
+      const tenantId = Number(row.tenant_id);
+      const sequence = last.get(tenantId)! + 1;
+      last.set(tenantId, sequence);
+      return { id: Number(row.id), tenantId, sequence, type: row.type, resourceId: Number(row.resource_id) };
     });
+    const numbers: SqlValue[][] = numbered.map((event) => [event.id, event.sequence]);
     await this.updateJoined(sql, 'events', 'id', 'sequence', numbers);
     await this.updateJoined(
       sql,
@@ -133,6 +156,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       'last_sequence',
       tenants.map((tenant) => [tenant, last.get(tenant)!]),
     );
+    for (const listener of this.listeners) await listener.numbered(sql, numbered);
     return pending.length;
   }
 

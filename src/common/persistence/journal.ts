@@ -1,6 +1,6 @@
 import { recordActivities, type ActivityEntry, type Actor } from '../activity/activity-log.writer.js';
 import type { Sql } from './database.js';
-import type { ChangeLog, RecordChange } from './record-change.js';
+import type { Announcement, ChangeLog, RecordChange } from './record-change.js';
 import type { TenantReads } from './tenant-reads.js';
 
 /** What a recorder gets of one write: its SQL (inside the transaction), who wrote, and reads of any tenant in it. */
@@ -8,6 +8,7 @@ export interface RecordedWrite {
   sql: Sql;
   actor: Actor;
   changes: readonly RecordChange[];
+  announcements: readonly Announcement[];
   /** The tables of a tenant as this transaction sees them (read only). */
   readsOf(tenantId: number): TenantReads;
 }
@@ -26,6 +27,7 @@ export interface ChangeRecorder {
  */
 export class Journal implements ChangeLog {
   private readonly changes: RecordChange[] = [];
+  private readonly announcements: Announcement[] = [];
 
   constructor(
     private readonly sql: Sql,
@@ -34,16 +36,20 @@ export class Journal implements ChangeLog {
   ) {}
 
   get isEmpty(): boolean {
-    return this.changes.length === 0;
+    return this.changes.length === 0 && this.announcements.length === 0;
   }
 
   record(change: RecordChange): void {
     this.changes.push(change);
   }
 
+  announce(announcement: Announcement): void {
+    this.announcements.push(announcement);
+  }
+
   /** Writes the activity entries and hands the changes to the recorders; called once, last in the transaction. */
   async flush(readsOf: (tenantId: number) => TenantReads): Promise<void> {
-    if (this.changes.length === 0) return;
+    if (this.isEmpty) return;
     const entries: ActivityEntry[] = [];
     for (const change of this.changes) {
       if (!change.activity) continue;
@@ -58,7 +64,13 @@ export class Journal implements ChangeLog {
       });
     }
     if (entries.length) await recordActivities(this.sql, this.actor, entries);
-    const write: RecordedWrite = { sql: this.sql, actor: this.actor, changes: this.changes, readsOf };
+    const write: RecordedWrite = {
+      sql: this.sql,
+      actor: this.actor,
+      changes: this.changes,
+      announcements: this.announcements,
+      readsOf,
+    };
     for (const recorder of this.recorders) await recorder.record(write);
   }
 }

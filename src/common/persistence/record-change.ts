@@ -19,6 +19,15 @@ export interface RecordChange {
   activity: { attributes: Attributes; old: Attributes | null; description?: string } | null;
 }
 
+/** An event that is not a record's change (`webhook.disabled`, `webhook.test`), published with the write. */
+export interface Announcement {
+  tenantId: number;
+  type: string;
+  resource: string;
+  resourceId: number;
+  data: unknown;
+}
+
 /** Where the tables record the changes of one write (the write's Journal). */
 export interface ChangeLog {
   record(change: RecordChange): void;

@@ -3,7 +3,7 @@ import type { PageMeta } from '../http/page.js';
 import { wholeSecondNow } from './columns.js';
 import type { Sql, SqlValue } from './database.js';
 import { uniqueViolationField, RetryTransaction } from './database-errors.js';
-import type { ChangeLog } from './record-change.js';
+import type { Announcement, ChangeLog } from './record-change.js';
 import { keysetCondition, keysetOrder, pageOf, type Condition, type PageRequest } from './keyset.js';
 import type { TableSpec } from './table-spec.js';
 import { planUpserts, type KeyHolder, type UpsertOutcome, type UpsertRow } from './upsert-plan.js';
@@ -31,7 +31,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 /** What a table needs to write: the write's journal, and how the database numbers a multi-row INSERT. */
 export interface WriteSession {
-  readonly journal: ChangeLog;
+  readonly journal: ChangeLog & { announce(announcement: Announcement): void };
   /**
    * The id step of a multi-row INSERT whose ids are consecutive, or null when they may interleave
    * with another statement's (InnoDB's interleaved auto-increment mode, Galera): see InsertIds.

@@ -1,7 +1,7 @@
 import type { DataSource, EntityMetadata, ObjectLiteral } from 'typeorm';
 import { toDate } from '../http/serialize.js';
 import { sortKeyOf, sortKeysOf } from './sort-key.js';
-import { versionCountersOf } from './version-counter.js';
+import { internalColumnsOf } from './version-counter.js';
 
 type Normalize = (value: unknown) => unknown;
 
@@ -31,7 +31,7 @@ export class TableSpec<E extends ObjectLiteral> {
   readonly entityName: string;
   /** Key columns by the column they are the key of (sort-key.ts). */
   readonly sortKeys: ReadonlyMap<string, string>;
-  /** The columns the activity log records: every column but the sort keys and version counters. */
+  /** The columns the activity log records: every column but the sort keys and internal columns. */
   readonly loggedColumns: readonly string[];
   /** Every column but the id, in the order an INSERT names them; with its column list and placeholders. */
   readonly insertColumns: readonly string[];
@@ -49,7 +49,7 @@ export class TableSpec<E extends ObjectLiteral> {
     this.columnSet = new Set(this.columns);
     this.softDeleteColumn = metadata.deleteDateColumn?.databaseName;
     this.sortKeys = sortKeysOf(metadata.target);
-    const unlogged = new Set([...this.sortKeys.values(), ...versionCountersOf(metadata.target)]);
+    const unlogged = new Set([...this.sortKeys.values(), ...internalColumnsOf(metadata.target)]);
     this.loggedColumns = this.columns.filter((c) => !unlogged.has(c));
     this.logged = new Set(this.loggedColumns);
     this.insertColumns = metadata.columns.filter((c) => !c.isGenerated).map((c) => c.databaseName);

@@ -166,4 +166,9 @@ class TenantScope implements TenantTx {
   async keepAnswer(answer: unknown): Promise<void> {
     await this.auth.idempotency?.complete(this.sql, answer);
   }
+
+  announce(event: { type: string; resource: string; resourceId: number; data: unknown }): void {
+    if (!this.session) throw new Error('An event is announced inside Tables.write, with its write');
+    this.session.journal.announce(Object.assign({ tenantId: this.auth.tenantId }, event));
+  }
 }

@@ -57,6 +57,8 @@ export interface TenantTx extends TenantReads {
   acrossTenants<E extends { id: number }>(entity: Type<E>, tenantOf?: (row: E) => number | null): GlobalTable<E>;
   /** Stores the request's answer with its Idempotency-Key claim, in this transaction (both or neither). */
   keepAnswer(answer: unknown): Promise<void>;
+  /** Publishes an event that is not a record's change (`webhook.disabled`) in the tenant's feed, with this write. */
+  announce(event: { type: string; resource: string; resourceId: number; data: unknown }): void;
 }
 
 /** A write's tables above tenancy, for a writer without a tenant. */

@@ -114,9 +114,13 @@ export class EventsService {
       params.push(windowEnd);
     }
     // One record's events are in the order of their ids (its writes' order): its index needs no sort.
-    const order = query.resource_id !== undefined ? 'id' : 'sequence';
+    // The index is named on MySQL/MariaDB: left to itself, MariaDB reads a deep page along the
+    // sequencer's (sequence, id) index, across every tenant's events (1.1 s at 10,000,000 events).
+    const history = query.resource_id !== undefined;
+    const index = history ? 'events_tenant_id_resource_resource_id_id_index' : 'events_tenant_id_sequence_unique';
+    const hint = this.db.dialect === 'mysql' ? ` FORCE INDEX (${index})` : '';
     const rows = await this.db.query<EventRow>(
-      `${EVENT_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit + 1}`,
+      `${EVENT_SELECT}${hint} WHERE ${where.join(' AND ')} ORDER BY ${history ? 'id' : 'sequence'} LIMIT ${limit + 1}`,
       params,
     );
     const events = rows.slice(0, limit).map(toFeedEvent);
