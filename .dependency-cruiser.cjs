@@ -10,7 +10,7 @@
  */
 const LAYERS = [
   ['mail', 'diagnostics', 'validation', 'customer', 'events'],
-  ['auth', 'marketing'],
+  ['auth', 'marketing', 'webhooks'],
   ['admin', 'audience', 'destination'],
 ];
 

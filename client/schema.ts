@@ -1156,6 +1156,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's webhooks */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Create a webhook: its answer, and only it, shows the signing secret */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a webhook */
+        get: operations["getWebhook"];
+        /** Update a webhook (is_active true re-enables it, from new events on) */
+        put: operations["updateWebhook"];
+        post?: never;
+        /** Delete a webhook */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's deliveries, newest first (kept 30 days) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One delivery with every attempt */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again now */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every event of a span (of some types, or the webhook's) */
+        post: operations["replayWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the old one keeps signing beside it for 24 hours */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to this webhook */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1938,6 +2077,24 @@ export interface components {
              */
             status: "draft" | "active" | "inactive";
         };
+        ReplayDto: {
+            /**
+             * @description YYYY-MM-DD or an ISO 8601 date-time
+             * @example 2026-01-31
+             */
+            since: string;
+            /** @description Only these types (default: the endpoint's) */
+            types?: string[];
+            /**
+             * @description YYYY-MM-DD or an ISO 8601 date-time
+             * @example 2026-01-31
+             */
+            until?: string;
+        };
+        ReplayResponse: {
+            /** @description Deliveries scheduled */
+            scheduled: number;
+        };
         ResetPasswordDto: {
             /**
              * Format: email
@@ -2187,6 +2344,115 @@ export interface components {
             tenant_id: number;
             /** Format: date-time */
             updated_at: string | null;
+        };
+        WebhookAttemptResponse: {
+            /** Format: date-time */
+            at: string;
+            duration_ms: number;
+            error: string | null;
+            /** @description The first KiB of the answer */
+            response_body: string | null;
+            status_code: number | null;
+        };
+        WebhookDeliveryDetailResponse: {
+            /** @description Every attempt, oldest first */
+            attempt_log: components["schemas"]["WebhookAttemptResponse"][];
+            attempts: number;
+            /** Format: date-time */
+            created_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** @example evt_1042 */
+            event_id: string;
+            /** @example customer.created */
+            event_type: string;
+            id: number;
+            last_error: string | null;
+            last_status_code: number | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+        };
+        WebhookDeliveryResponse: {
+            attempts: number;
+            /** Format: date-time */
+            created_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** @example evt_1042 */
+            event_id: string;
+            /** @example customer.created */
+            event_type: string;
+            id: number;
+            last_error: string | null;
+            last_status_code: number | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+        };
+        WebhookDto: {
+            description?: string | null;
+            /**
+             * @description Event types from `GET /api/events/types`, or `["*"]` for every type
+             * @example [
+             *       "customer.created",
+             *       "customer.updated"
+             *     ]
+             */
+            events: string[];
+            /** @description Default true; setting it true again re-enables a disabled endpoint */
+            is_active?: boolean;
+            /**
+             * @description http or https; a public address
+             * @example https://hooks.example.com/campaigns
+             */
+            url: string;
+        };
+        WebhookResponse: {
+            /** Format: date-time */
+            created_at: string | null;
+            description: string | null;
+            /**
+             * @description Why the service disabled it: `gone` (it answered 410), `failing` (5 days without a successful delivery)
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | null;
+            events: string[];
+            id: number;
+            is_active: boolean;
+            tenant_id: number;
+            /** Format: date-time */
+            updated_at: string | null;
+            url: string;
+        };
+        WebhookTestResponse: {
+            /** @example webhook.test */
+            event_type: string;
+            webhook_id: number;
+        };
+        WebhookWithSecretResponse: {
+            /** Format: date-time */
+            created_at: string | null;
+            description: string | null;
+            /**
+             * @description Why the service disabled it: `gone` (it answered 410), `failing` (5 days without a successful delivery)
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | null;
+            events: string[];
+            id: number;
+            is_active: boolean;
+            /**
+             * @description Signs every delivery; shown only here
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            tenant_id: number;
+            /** Format: date-time */
+            updated_at: string | null;
+            url: string;
         };
     };
     responses: never;
@@ -21056,6 +21322,1980 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 25) */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page */
+                cursor?: string;
+                /** @description `field` ascending, `-field` descending; default `-id` */
+                sort?: string;
+                /** @description Adds `meta.total` */
+                with_total?: boolean;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["WebhookResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description X-Tenant-ID (super-admin) names no tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 201 */
+                        code: number;
+                        data: components["schemas"]["WebhookWithSecretResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description X-Tenant-ID (super-admin) names no tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body sent with a content type other than JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag(s) of a copy the client holds: 304 without a body while the record still has one of them. */
+                "If-None-Match"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Tag of the record as answered; changes whenever the record (or what it embeds) changes. */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["WebhookResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the copy the client holds is current */
+            304: {
+                headers: {
+                    /** @description Tag of the record as answered; changes whenever the record (or what it embeds) changes. */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag of the record as the client last read it: updated only while the record still has it (412 otherwise). */
+                "If-Match"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Tag of the record as answered; changes whenever the record (or what it embeds) changes. */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["WebhookResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Precondition Failed: the record changed since the client read it (If-Match) */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body sent with a content type other than JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag of the record as the client last read it: deleted only while the record still has it (412 otherwise). */
+                "If-Match"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        /** @example null */
+                        data: Record<string, never> | null;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Refused: other records depend on this one */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Precondition Failed: the record changed since the client read it (If-Match) */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 25) */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page */
+                cursor?: string;
+                /** @description `field` ascending, `-field` descending; default `-id` */
+                sort?: string;
+                /** @description Adds `meta.total` */
+                with_total?: boolean;
+                status?: "pending" | "delivered" | "failed";
+                event_type?: string;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["WebhookDeliveryResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+                /** @description Record id (positive integer) */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["WebhookDeliveryDetailResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+                /** @description Record id (positive integer) */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 202 */
+                        code: number;
+                        data: components["schemas"]["WebhookDeliveryResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The webhook is not active */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 202 */
+                        code: number;
+                        data: components["schemas"]["ReplayResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The webhook is not active */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body sent with a content type other than JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["WebhookWithSecretResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 202 */
+                        code: number;
+                        data: components["schemas"]["WebhookTestResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `webhooks.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The webhook is not active */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -9,6 +9,7 @@ import { CustomerModule } from './modules/customer/customer.module.js';
 import { DestinationModule } from './modules/destination/destination.module.js';
 import { DiagnosticsModule } from './modules/diagnostics/diagnostics.module.js';
 import { EventsModule } from './modules/events/events.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { MarketingModule } from './modules/marketing/marketing.module.js';
 import { ValidationModule } from './modules/validation/validation.module.js';
@@ -68,6 +69,7 @@ export class AppModule {
         CustomerModule,
         DestinationModule,
         EventsModule,
+        WebhooksModule,
       ],
     };
   }

@@ -280,7 +280,7 @@ describe('admin: users', () => {
         .get('/api/admin/permissions?limit=100')
         .set('Authorization', admin.token)
         .expect(200);
-      expect(permissions.body.data).toHaveLength(18);
+      expect(permissions.body.data).toHaveLength(20);
     });
   });
 });

@@ -4,6 +4,8 @@ import { EventSequencer } from '../src/common/events/event-sequencer.js';
 import { Tables } from '../src/common/persistence/tables.js';
 import type { AuthContext } from '../src/common/auth/auth-context.js';
 import { Customer } from '../src/modules/customer/entities/customer.entity.js';
+import { DeliveryWorker } from '../src/modules/webhooks/delivery/delivery-worker.js';
+import { createTestApp } from './support/test-app.js';
 import { login } from './support/auth.js';
 import {
   audienceBody,
@@ -13,7 +15,6 @@ import {
   destinationBody,
   newCampaign,
   newWorkspace,
-  startApp,
   type Client,
   type Row,
 } from './support/campaign-fixtures.js';
@@ -61,7 +62,14 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
   let tenantId: number;
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await createTestApp({
+      config: {
+        rateLimitPerMinute: 100_000,
+        authAttemptsPerMinute: 100_000,
+        // Webhooks to a name the operator allowed, which never resolves: their deliveries just fail.
+        webhooks: { allowedHosts: 'hooks.invalid', worker: false },
+      },
+    });
     root = await login(t);
     const tenant = await newTenant(t, root);
     tenantId = tenant.id;
@@ -169,6 +177,11 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
         path: '/api/sub-audiences',
         update: { name: 'Renamed', segment_definition: '{"min_orders":3}' },
       },
+      webhook: {
+        create: () => created(admin.post('/api/webhooks', { url: 'https://hooks.invalid/a', events: ['*'] })),
+        path: '/api/webhooks',
+        update: { url: 'https://hooks.invalid/b', events: ['customer.created'] },
+      },
       customer: {
         create: () => created(admin.post('/api/customers', { email: `c-${unique()}@example.com` })),
         path: '/api/customers',
@@ -230,12 +243,25 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
     /** The type's change, made after the head: the record's id and what its one event must show. */
     async function make(type: string): Promise<Made> {
       const [resource, action] = type.split('.');
+      if (type === 'webhook.test' || type === 'webhook.disabled') {
+        const webhook = await recordRoutes.webhook.create();
+        const before = await head();
+        if (type === 'webhook.test') expect((await admin.post(`/api/webhooks/${webhook.id}/test`)).status).toBe(202);
+        else await t.app.get(DeliveryWorker).disable(tenantId, webhook.id, 'gone');
+        return {
+          match: (e) => e.resource_id === webhook.id,
+          expect: (e) => expect(e.causer).toEqual(type === 'webhook.test' ? { type: 'user', id: adminId } : null),
+          before,
+        };
+      }
       if (recordRoutes[resource]) {
         const route = recordRoutes[resource];
         if (action === 'created') {
           const before = await head();
           const row = await route.create();
-          return { match: (e) => e.resource_id === row.id, expect: (e) => expect(e.data).toEqual(row), before };
+          // The record as its GET answers it (a webhook's create answer alone shows its secret).
+          const { secret: _secret, ...record } = row;
+          return { match: (e) => e.resource_id === row.id, expect: (e) => expect(e.data).toEqual(record), before };
         }
         const row = await route.create();
         const before = await head();
@@ -327,7 +353,7 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
               ? expect.objectContaining({ deleted_at: expect.stringMatching(/Z$/) })
               : expect.any(Object),
           changes: action === 'updated' ? expect.any(Array) : [],
-          causer: { type: 'user', id: adminId },
+          causer: type === 'webhook.disabled' ? null : { type: 'user', id: adminId },
           request_id: expect.any(String),
         });
         made.expect?.(event);

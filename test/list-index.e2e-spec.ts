@@ -231,8 +231,9 @@ describe('listTreatmentGroups: queries per list request (list index)', () => {
       config: {
         rateLimitPerMinute: 100_000,
         authAttemptsPerMinute: 100_000,
-        // No background numbering of the change feed among the queries counted.
-        events: { retentionDays: 30, background: false },
+        // No background numbering of the change feed, nor webhook polls, among the queries counted.
+        events: { background: false },
+        webhooks: { worker: false },
       },
     });
     const root = await login(t);

@@ -17,6 +17,7 @@ import { CampaignDestination, Destination } from '../modules/destination/entitie
 import { CampaignValidationRule } from '../modules/marketing/entities/campaign-validation-rule.entity.js';
 import { ColumnMetadata } from '../modules/diagnostics/entities/column-metadata.entity.js';
 import { TableMetadata } from '../modules/diagnostics/entities/table-metadata.entity.js';
+import { Webhook, WebhookAttempt, WebhookDelivery } from '../modules/webhooks/entities/webhook.entity.js';
 
 /** Every entity of the application, listed once for the data source. */
 export const ENTITIES = [
@@ -46,4 +47,7 @@ export const ENTITIES = [
   Destination,
   CampaignDestination,
   CampaignValidationRule,
+  Webhook,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

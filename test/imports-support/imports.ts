@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
-import type { ImportConfig } from '../../src/common/config/app-config.js';
+import type { ImportConfig, WebhooksConfig } from '../../src/common/config/app-config.js';
 import type { Workspace } from '../support/campaign-fixtures.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -123,7 +123,11 @@ export function preexisting(rows: number, prefix: string): { external_id: string
 }
 
 /** A child process running another instance of the service on `t`'s database and storage. */
-export async function childInstance(t: TestApp, imports: Partial<ImportConfig>): Promise<ChildProcess> {
+export async function childInstance(
+  t: TestApp,
+  imports: Partial<ImportConfig>,
+  webhooks: Partial<WebhooksConfig> = {},
+): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     ['-r', join(__dirname, 'swc-register.js'), join(__dirname, 'child-instance.ts')],
@@ -134,8 +138,10 @@ export async function childInstance(t: TestApp, imports: Partial<ImportConfig>):
         DATA_DIR: t.config.dataDir,
         STORAGE_DIR: t.config.storageDir,
         JWT_SECRET: t.config.jwtSecret,
-        LOG_LEVEL: 'silent',
+        LOG_LEVEL: process.env.CHILD_LOG_LEVEL ?? 'silent',
         CHILD_IMPORTS: JSON.stringify(imports),
+        CHILD_WEBHOOKS: JSON.stringify(webhooks),
+        WEBHOOK_ALLOWED_HOSTS: t.config.webhooks.allowedHosts,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -14,9 +14,18 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
+/** Settings of the test app over the loaded ones; a group (`webhooks`, `events`, `imports`) is merged key by key. */
+export type ConfigOverrides = {
+  [K in keyof AppConfig]?: AppConfig[K] extends unknown[]
+    ? AppConfig[K]
+    : AppConfig[K] extends object
+      ? Partial<AppConfig[K]>
+      : AppConfig[K];
+};
+
 export interface TestAppOptions {
   env?: Record<string, string | undefined>;
-  config?: Partial<AppConfig>;
+  config?: ConfigOverrides;
   /** Reuse the database of another test app (two instances over one database). */
   sharedWith?: TestApp;
   database?: 'suite' | 'mysql';
@@ -34,12 +43,17 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         drop: async () => undefined,
       }
     : await freshDatabaseUrl(options.database ?? 'suite');
+  const loaded = loadConfig({ ...process.env, ...db.env, ...options.env });
   const config: AppConfig = {
-    ...loadConfig({ ...process.env, ...db.env, ...options.env }),
+    ...loaded,
     // Rate-limit counters of one app (and of the apps sharing its database) are its own, also in Redis.
     rateLimitKeyPrefix: shared?.rateLimitKeyPrefix ?? `test:${randomBytes(6).toString('hex')}:`,
-    ...options.config,
   };
+  for (const [key, value] of Object.entries(options.config ?? {})) {
+    const base = loaded[key as keyof AppConfig];
+    const group = base && typeof base === 'object' && !Array.isArray(base) && !(base instanceof Date);
+    Object.assign(config, { [key]: group ? { ...base, ...(value as object) } : value });
+  }
   const app = await createApp(config);
   return {
     app,

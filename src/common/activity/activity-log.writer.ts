@@ -25,7 +25,7 @@ export interface ActivityEntry {
 export type Actor = Pick<AuthContext, 'requestId' | 'job'> & { user?: Pick<AuthContext['user'], 'id'> };
 
 /** Columns never written to the log, whatever the table. */
-export const NEVER_LOGGED = new Set(['password', 'remember_token', 'token']);
+export const NEVER_LOGGED = new Set(['password', 'remember_token', 'token', 'secret', 'previous_secret']);
 
 /**
  * Writes one activity-log entry in the transaction of what it records (an import job's summary,
@@ -55,8 +55,9 @@ export async function recordActivities(tx: Sql, actor: Actor, entries: readonly 
         entry.subjectType,
         entry.subjectId,
         entry.event,
-        actor.user ? USER_MODEL_TYPE : null,
-        actor.user?.id ?? null,
+        // A user id 0 is the service itself (systemAuth): no causer.
+        actor.user?.id ? USER_MODEL_TYPE : null,
+        actor.user?.id || null,
         JSON.stringify(
           entry.old === null ? { attributes: entry.attributes } : { attributes: entry.attributes, old: entry.old },
         ),

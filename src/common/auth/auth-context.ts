@@ -23,6 +23,20 @@ export interface AuthContext {
   idempotency?: IdempotencyClaim;
 }
 
+/**
+ * A change the service makes itself in a tenant (a webhook disabled by its worker): no user caused
+ * it, so the activity log and the change feed name no causer.
+ */
+export function systemAuth(tenantId: number, requestId: string): AuthContext {
+  return {
+    user: { id: 0, tenant_id: tenantId, name: '', email: '', roles: [], permissions: new Set(), tokenId: 0 },
+    tenantId,
+    tenantChosen: false,
+    requestId,
+    job: true,
+  };
+}
+
 export class MissingTenantContext extends Error {
   constructor() {
     super('No tenant context: tenant-owned data cannot be read or written here.');

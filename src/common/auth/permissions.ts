@@ -12,6 +12,7 @@ export const ALL_PERMISSIONS = [
   'roles.view',
   'activity-log.view',
   'events.view',
+  ...viewManage('webhooks'),
   'mail.send',
 ] as const;
 

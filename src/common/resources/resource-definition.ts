@@ -60,6 +60,8 @@ export interface ResourceDefinition<E extends TenantOwnedEntity, Dto extends obj
   toColumns(dto: Dto, existing?: E): Values<E>;
   /** The answer for one row: names every field the API publishes, nothing else. */
   toResponse(row: E): R;
+  /** The answer of a create, where it shows more than the record's GET does (a webhook's secret, once). */
+  createdAnswer?(row: E, answer: R): R;
   /** Before the write: rules that need the database (references, sums). Throws ValidationFailed; writes nothing. */
   validate?(dto: Dto, context: WriteContext<E>): Promise<void>;
   /**

@@ -77,7 +77,8 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
       const row = await tx.table(d.entity).insert(values);
       await d.afterWrite?.(row, dto, context);
       await d.onChange?.(row, tx);
-      const [answer] = await this.respond(tx, [row]);
+      const [record] = await this.respond(tx, [row]);
+      const answer = d.createdAnswer ? d.createdAnswer(row, record) : record;
       await tx.keepAnswer(answer);
       return answer;
     });

@@ -11,6 +11,7 @@ import { AddSortKeysAndExactIdentifiers1764600000000 } from './1764600000000-add
 import { CreateIdempotencyKeys1764600000001 } from './1764600000001-create-idempotency-keys.js';
 import { AddCampaignsSelectionVersion1764700000000 } from './1764700000000-add-campaigns-selection-version.js';
 import { CreateChangeFeedTables1764800000000 } from './1764800000000-create-change-feed-tables.js';
+import { CreateWebhookTables1764900000000 } from './1764900000000-create-webhook-tables.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   CreateIdempotencyKeys1764600000001,
   AddCampaignsSelectionVersion1764700000000,
   CreateChangeFeedTables1764800000000,
+  CreateWebhookTables1764900000000,
 ];

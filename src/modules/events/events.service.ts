@@ -145,6 +145,15 @@ export class EventsService {
     return toFeedEvent(row);
   }
 
+  /** The sequences of the tenant's events that occurred from `since` to `until` (epoch ms): [first, last], empty when first > last. */
+  async sequenceSpan(tenantId: number, since: number, until: number): Promise<[number, number]> {
+    await this.sequencer.catchUp();
+    const counters = await this.counters(tenantId);
+    const first = await this.firstAtOrAfter(tenantId, since, counters);
+    const afterLast = await this.firstAtOrAfter(tenantId, until + 1, counters);
+    return [first, afterLast - 1];
+  }
+
   /** The types filter as a list, each a type of the catalog (422 otherwise). */
   private typesOf(query: EventsQueryDto): string[] | undefined {
     if (query.types === undefined) return undefined;

@@ -24,7 +24,14 @@ export async function startApiApp(name: string, logLevel: 'info' | 'warn'): Prom
   const db = await freshDatabaseUrl();
   const storageDir = mkdtempSync(join(tmpdir(), `cs-${name}-`));
   const config = {
-    ...loadConfig({ ...process.env, ...db.env, LOG_LEVEL: logLevel, STORAGE_DIR: storageDir, MAIL_URL: '' }),
+    ...loadConfig({
+      ...process.env,
+      ...db.env,
+      LOG_LEVEL: logLevel,
+      STORAGE_DIR: storageDir,
+      MAIL_URL: '',
+      WEBHOOK_ALLOWED_HOSTS: 'hooks.invalid',
+    }),
     rateLimitPerMinute: 1_000_000_000,
     authAttemptsPerMinute: 1_000_000_000,
     rateLimitKeyPrefix: `${name}:${randomBytes(6).toString('hex')}:`,
