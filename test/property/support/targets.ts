@@ -59,6 +59,8 @@ export interface Target {
    * `failed`) instead of refusing the request.
    */
   itemsFailAlone?: string;
+  /** Fields the write's answer shows that the record's GET does not (a webhook's secret). */
+  answerOnly?: string[];
 }
 
 const unique = () => randomBytes(4).toString('hex');
@@ -141,6 +143,8 @@ interface Spec {
   validMax?: Record<string, number>;
   authorization?: () => Promise<string | undefined>;
   itemsFailAlone?: string;
+  /** Fields the write's answer shows that the record's GET does not (a webhook's secret). */
+  answerOnly?: string[];
 }
 
 /** A webhook URL the property apps allow by name (WEBHOOK_ALLOWED_HOSTS); it never resolves, so deliveries just fail. */
@@ -427,6 +431,7 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
     list: '/api/webhooks',
     read: byId((id) => `/api/webhooks/${id}`),
     hints: { url: [WEBHOOK_URL], events: [['*'], ['customer.created', 'customer.deleted']] },
+    answerOnly: ['secret'],
   }),
   updateWebhook: async (ctx) => {
     const webhook = await make(ctx, '/api/webhooks', { url: WEBHOOK_URL, events: ['*'] });
@@ -523,6 +528,7 @@ export async function prepareTarget(ctx: ApiContext, op: WriteOperation): Promis
     hints: s.hints ?? {},
     validMax: s.validMax ?? {},
     itemsFailAlone: s.itemsFailAlone,
+    answerOnly: s.answerOnly,
   };
 }
 
