@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory.js';
@@ -69,6 +71,7 @@ describe('the service on a 3-node Galera cluster', () => {
     const hosts = cluster.nodes.map((n) => `127.0.0.1:${n.port}`);
     const configFor = (instance: number) => {
       const order = [...hosts.slice(instance), ...hosts.slice(0, instance)];
+      const base = loadConfig({ ...process.env, DATABASE_URL: `mysql://root@${order.join(',')}/${DB}` });
       return {
         ...loadConfig({
           ...process.env,
@@ -79,6 +82,7 @@ describe('the service on a 3-node Galera cluster', () => {
         rateLimitPerMinute: 1_000_000,
         authAttemptsPerMinute: 1_000_000,
         rateLimitKeyPrefix: `galera-${instance}:`,
+        webhooks: { ...base.webhooks, allowedHosts: '127.0.0.1', pollMs: 100 },
       };
     };
     // Three instances start together on the empty database (the start-up lock holds on Galera).
@@ -171,6 +175,44 @@ describe('the service on a 3-node Galera cluster', () => {
     }
     figures.allocationRaces = { rounds: ROUNDS, acceptedPerRound: [...new Set(accepted)], retries: retries() - before };
     expect(accepted.every((n) => n === 1)).toBe(true);
+  });
+
+  it('delivers every event to a webhook once or more, whichever instance wrote it and whichever delivers', async () => {
+    const seen = new Map<string, number>();
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const id = req.headers['webhook-id'] as string;
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = (receiver.address() as AddressInfo).port;
+    try {
+      await as(0)
+        .post('/api/webhooks', { url: `http://127.0.0.1:${port}/cluster`, events: ['customer.created'] })
+        .expect(201);
+      const ids: number[] = [];
+      for (let i = 0; i < 30; i++)
+        ids.push(
+          (
+            await as(i % 3)
+              .post('/api/customers', { first_name: `Hook ${i}` })
+              .expect(201)
+          ).body.data.id,
+        );
+      const deadline = Date.now() + 30_000;
+      while (seen.size < ids.length && Date.now() < deadline) await sleep(100);
+      figures.webhookDeliveries = {
+        events: ids.length,
+        delivered: seen.size,
+        repeats: [...seen.values()].filter((n) => n > 1).length,
+      };
+      expect(seen.size).toBe(ids.length);
+    } finally {
+      receiver.close();
+    }
   });
 
   it('reads its own writes through any other instance', async () => {
