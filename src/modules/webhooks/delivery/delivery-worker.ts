@@ -43,33 +43,45 @@ interface Outcome {
   at: number;
 }
 
-/** Due deliveries one round claims at most. */
-const CLAIM_ROUND = 500;
+/** Due deliveries one claim reads at most (those in flight stay at the front of that order). */
+const CLAIM_SCAN = 500;
+/** Completed attempts are recorded together, once this many are waiting or after RECORD_DELAY_MS. */
+const RECORD_BATCH = 200;
+const RECORD_DELAY_MS = 2;
 /** Deliveries are kept this long (their log too). */
 const DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 /**
- * Delivers webhooks from the `webhook_deliveries` rows, on every instance: a round claims due
- * deliveries under a lease (a committed UPDATE, like import jobs: no row lock held while sending),
- * never more than `perEndpoint` of one endpoint in flight across instances (so a slow or dead
- * endpoint never delays the others), sends them, and records every attempt. A delivery whose
- * instance dies mid-send is claimed again once its lease runs out: delivery is at least once.
- * A 2xx is a delivery; anything else is retried on the schedule (a 429 or 503 when its Retry-After
- * says), until the schedule is spent (`failed`). A 410 disables the endpoint at once (`gone`); an
- * endpoint whose every attempt failed for five days is disabled (`failing`); both announce a
- * `webhook.disabled` event.
+ * Delivers webhooks from the `webhook_deliveries` rows, on every instance, as a pipeline: it claims
+ * due deliveries under a lease (a committed UPDATE, like import jobs: no row lock held while
+ * sending) whenever one of an endpoint's `perEndpoint` places in flight frees, sends them, and
+ * records the attempts in small batches (each attempt in the log, each delivery delivered,
+ * rescheduled or failed, in one transaction), releasing their leases. The places are counted across
+ * instances (the leases of the others), so a slow or dead endpoint never holds more than its share
+ * and never delays the others. A delivery whose instance dies mid-send is claimed again once its
+ * lease runs out: delivery is at least once. A 2xx is a delivery; anything else is retried on the
+ * schedule (a 429 or 503 when its Retry-After says), until the schedule is spent (`failed`). A 410
+ * disables the endpoint at once (`gone`); an endpoint whose every attempt failed for five days is
+ * disabled (`failing`); both announce a `webhook.disabled` event.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly owner = randomUUID();
   private readonly sender: WebhookSender;
+  /** This instance's sends in flight, by endpoint. */
+  private readonly sending = new Map<number, number>();
+  private inFlight = 0;
+  /** Attempts made, waiting to be recorded. */
+  private completed: Outcome[] = [];
   private timer: NodeJS.Timeout | undefined;
   private nudged: NodeJS.Timeout | undefined;
-  private working: Promise<void> | undefined;
-  private again = false;
+  private recordTimer: NodeJS.Timeout | undefined;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  private recording: Promise<void> = Promise.resolve();
   private stopped = false;
-  private lastSweep = 0;
+  private lastSweep = Date.now();
 
   constructor(
     private readonly db: Database,
@@ -89,99 +101,161 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.nudged);
-    await this.working?.catch(() => undefined);
+    await this.idle();
     this.sender.close();
   }
 
-  /** Deliveries are due (new ones were created): a round soon. */
+  /** Deliveries may be due (new ones were made, or a place freed): a claim soon. */
   nudge(): void {
     if (this.nudged || this.stopped || !this.config.webhooks.worker) return;
     this.nudged = setTimeout(() => {
       this.nudged = undefined;
-      void this.work();
+      void this.fill();
     }, 5);
     this.nudged.unref();
   }
 
-  /** Runs rounds until none claims anything; one at a time per instance. */
-  work(): Promise<void> {
-    if (this.working) {
-      this.again = true;
-      return this.working;
+  /** Claims and sends until nothing due fits, then waits for every attempt to be recorded (tests; shutdown). */
+  async work(): Promise<void> {
+    await this.fill();
+    await this.idle();
+  }
+
+  private async idle(): Promise<void> {
+    while (this.claiming || this.inFlight > 0 || this.completed.length > 0) {
+      await this.claiming?.catch(() => undefined);
+      if (this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      else await this.flush();
     }
-    this.working = (async () => {
+    await this.recording;
+  }
+
+  /** Claims due deliveries into every free place, and sends them; one claim at a time per instance. */
+  private fill(): Promise<void> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    this.claiming = (async () => {
       try {
         do {
-          this.again = false;
-          while (!this.stopped && (await this.round()) > 0);
-        } while (this.again && !this.stopped);
+          this.claimAgain = false;
+          while (!this.stopped && (await this.claim(Date.now())) > 0);
+        } while (this.claimAgain && !this.stopped);
         if (Date.now() - this.lastSweep > 3600_000) await this.sweep();
       } catch (error) {
-        if (!isDatabaseUnavailable(error)) this.logger.warn(`delivery round failed: ${(error as Error).message}`);
+        if (!isDatabaseUnavailable(error)) this.logger.warn(`claiming deliveries failed: ${(error as Error).message}`);
       } finally {
-        this.working = undefined;
+        this.claiming = undefined;
       }
     })();
-    return this.working;
+    return this.claiming;
   }
 
-  /** One round: claim, send, record. Answers how many deliveries it claimed. */
-  async round(now = Date.now()): Promise<number> {
-    const claimed = await this.claim(now);
-    if (claimed.length === 0) return 0;
-    const outcomes = await Promise.all(
-      claimed.map(async (delivery): Promise<Outcome> => {
-        const at = Date.now();
-        return { delivery, at, result: await this.send(delivery, at) };
-      }),
-    );
-    await this.record(outcomes);
-    return claimed.length;
-  }
-
-  /** Leases due deliveries of active endpoints, within each endpoint's limit of deliveries in flight. */
-  private async claim(now: number): Promise<Claimed[]> {
+  /**
+   * Leases the due deliveries of active endpoints that fit in their free places, and starts sending
+   * them. Answers how many it claimed.
+   */
+  private async claim(now: number): Promise<number> {
     const { perEndpoint, leaseMs } = this.config.webhooks;
-    const inFlight = new Map(
+    const due = await this.db.query<{
+      id: number | string;
+      webhook_id: number | string;
+      lease_owner: string | null;
+      lease_expires_at: number | string | null;
+      queued_at: number | string;
+    }>(
+      `SELECT id, webhook_id, lease_owner, lease_expires_at, queued_at FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ${CLAIM_SCAN}`,
+      [now],
+    );
+    if (due.length === 0) return 0;
+    const endpointIds = [...new Set(due.map((row) => Number(row.webhook_id)))];
+    const active = new Map(
       (
-        await this.db.query<{ webhook_id: number | string; n: number | string }>(
-          `SELECT webhook_id, COUNT(*) AS n FROM webhook_deliveries
-            WHERE status = 'pending' AND lease_expires_at >= ? GROUP BY webhook_id`,
-          [now],
+        await this.db.query<{ id: number | string; active_since: number | string }>(
+          `SELECT id, active_since FROM webhooks
+            WHERE id IN (${endpointIds.map(() => '?').join(', ')}) AND is_active = ? AND disabled_reason IS NULL`,
+          [...endpointIds, true],
         )
-      ).map((row) => [Number(row.webhook_id), Number(row.n)]),
+      ).map((row) => [Number(row.id), Number(row.active_since)]),
     );
-    const due = await this.db.query<{ id: number | string; webhook_id: number | string }>(
-      `SELECT d.id, d.webhook_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ?)
-          AND w.is_active = ? AND w.disabled_reason IS NULL AND d.queued_at >= w.active_since
-        ORDER BY d.next_attempt_at, d.id LIMIT ${CLAIM_ROUND}`,
-      [now, now, true],
-    );
+    // Places taken: this instance's sends, and the live leases of the others.
+    const taken = new Map(this.sending);
+    for (const row of due) {
+      const leased = row.lease_expires_at !== null && Number(row.lease_expires_at) >= now;
+      if (leased && row.lease_owner !== this.owner) {
+        taken.set(Number(row.webhook_id), (taken.get(Number(row.webhook_id)) ?? 0) + 1);
+      }
+    }
     const ids: number[] = [];
     for (const row of due) {
       const endpoint = Number(row.webhook_id);
-      const busy = inFlight.get(endpoint) ?? 0;
-      if (busy >= perEndpoint) continue;
-      inFlight.set(endpoint, busy + 1);
+      const since = active.get(endpoint);
+      if (since === undefined || Number(row.queued_at) < since) continue; // inactive, or queued before it was enabled again
+      if (row.lease_expires_at !== null && Number(row.lease_expires_at) >= now) continue;
+      const places = taken.get(endpoint) ?? 0;
+      if (places >= perEndpoint) continue;
+      taken.set(endpoint, places + 1);
       ids.push(Number(row.id));
     }
-    if (ids.length === 0) return [];
+    if (ids.length === 0) return 0;
     const marks = ids.map(() => '?').join(', ');
+    const expires = now + leaseMs;
     await this.db.run(
       `UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?
         WHERE id IN (${marks}) AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
-      [this.owner, now + leaseMs, ...ids, now],
+      [this.owner, expires, ...ids, now],
     );
-    const rows = await this.db.query<Claimed>(
+    const claimed = await this.db.query<Claimed>(
       `SELECT d.id, d.tenant_id, d.webhook_id, d.event_id, d.attempts, w.url, w.secret, w.previous_secret,
               w.previous_secret_expires_at, w.failing_since, e.sequence, e.type, e.resource, e.resource_id, e.data,
               e.changes, e.causer_id, e.request_id, e.occurred_at
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id LEFT JOIN events e ON e.id = d.event_id
         WHERE d.id IN (${marks}) AND d.lease_owner = ? AND d.lease_expires_at = ?`,
-      [...ids, this.owner, now + leaseMs],
+      [...ids, this.owner, expires],
     );
-    return rows.map((row) => Object.assign(row, { id: Number(row.id), attempts: Number(row.attempts) }));
+    for (const row of claimed) this.start(Object.assign(row, { id: Number(row.id), attempts: Number(row.attempts) }));
+    return claimed.length;
+  }
+
+  /** Sends one delivery; when it is answered its place frees, and its attempt waits to be recorded. */
+  private start(delivery: Claimed): void {
+    const endpoint = Number(delivery.webhook_id);
+    delivery.webhook_id = endpoint;
+    delivery.tenant_id = Number(delivery.tenant_id);
+    this.sending.set(endpoint, (this.sending.get(endpoint) ?? 0) + 1);
+    this.inFlight++;
+    const at = Date.now();
+    void this.send(delivery, at).then((result) => {
+      this.sending.set(endpoint, this.sending.get(endpoint)! - 1);
+      this.inFlight--;
+      this.completed.push({ delivery, result, at });
+      if (this.completed.length >= RECORD_BATCH) void this.flush();
+      else this.recordTimer ??= setTimeout(() => void this.flush(), RECORD_DELAY_MS);
+      // The place is free now: its lease keeps the delivery from being claimed again until it is recorded.
+      if (!this.stopped) void this.fill();
+    });
+  }
+
+  /** Records the completed attempts (one transaction), then fills the freed places. */
+  private flush(): Promise<void> {
+    clearTimeout(this.recordTimer);
+    this.recordTimer = undefined;
+    const outcomes = this.completed;
+    if (outcomes.length === 0) return this.recording;
+    this.completed = [];
+    this.recording = this.recording
+      .then(() => this.record(outcomes))
+      .catch((error) => {
+        // Not recorded: the leases run out and the deliveries are made again (at least once).
+        if (!isDatabaseUnavailable(error)) this.logger.warn(`recording deliveries failed: ${(error as Error).message}`);
+      })
+      .then(() => {
+        // A health change (an endpoint disabled) may free places, and what failed may be due again later.
+        if (!this.stopped && this.config.webhooks.worker) this.nudge();
+      });
+    return this.recording;
   }
 
   /** The event as the feed holds it now (an erased customer's: its tombstone), signed with the endpoint's secrets. */

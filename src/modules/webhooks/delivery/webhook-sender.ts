@@ -93,6 +93,7 @@ export class WebhookSender {
       }, this.timeoutMs);
       request.on('socket', (socket: Socket) => {
         // The address actually connected to, whatever resolved it (a kept-alive socket was checked when it connected).
+        if (!socket.connecting) return;
         socket.once('connect', () => {
           const refused = socket.remoteAddress ? refusalOf(socket.remoteAddress, host, this.allowed) : 'no address';
           if (refused) request.destroy(new RefusedAddress(`refused: ${refused}`));
