@@ -8,6 +8,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
+import { PollingLoop } from '../../../common/lifecycle/polling-loop.js';
 import { ImportJobs } from './import-jobs.js';
 import { ImportProcessor, type RunEnd } from './import-processor.js';
 
@@ -22,29 +23,27 @@ export class ImportRunner implements OnApplicationBootstrap, BeforeApplicationSh
   /** This instance, as `lease_owner`. */
   readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly logger = new Logger('CustomerImports');
-  private stopping = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly jobs: ImportJobs,
     private readonly processor: ImportProcessor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.imports.runner) this.loop = this.work();
+  ) {
+    this.loop = new PollingLoop(this.logger, config.imports.pollMs, async () => (await this.runOnce()) !== undefined);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
+  onApplicationBootstrap(): void {
+    if (this.config.imports.runner) this.loop.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** A job was queued on this instance: look now rather than at the next poll. */
   nudge(): void {
-    this.wake?.();
+    this.loop.nudge();
   }
 
   /** Claims and runs one job if there is one (also what tests call on an instance without a loop). */
@@ -52,30 +51,8 @@ export class ImportRunner implements OnApplicationBootstrap, BeforeApplicationSh
     const job = await this.jobs.claimNext(this.owner);
     if (!job) return undefined;
     this.logger.log(`import ${job.id}: running from row ${job.processed_rows}`);
-    const end = await this.processor.run(job, this.owner, () => this.stopping);
+    const end = await this.processor.run(job, this.owner, () => this.loop.isStopping);
     this.logger.log(`import ${job.id}: ${end}`);
     return end;
-  }
-
-  private async work(): Promise<void> {
-    while (!this.stopping) {
-      let ran: RunEnd | undefined;
-      try {
-        ran = await this.runOnce();
-      } catch (error) {
-        this.logger.warn(`import runner: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      if (!ran && !this.stopping) await this.idle();
-    }
-  }
-
-  private idle(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, this.config.imports.pollMs);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }
