@@ -13,6 +13,7 @@ import { createInputPipe } from './http/input-pipe.js';
 import { InsertIds } from './persistence/insert-ids.js';
 import { ChangeFeed } from './events/change-feed.js';
 import { EventCatalog } from './events/event-catalog.js';
+import { EventRedaction } from './events/event-redaction.js';
 import { EventSequencer } from './events/event-sequencer.js';
 import { CHANGE_RECORDERS, Tables } from './persistence/tables.js';
 import { TenantGuard } from './tenancy/tenant.guard.js';
@@ -54,11 +55,21 @@ export class CommonModule {
         InsertIds,
         EventCatalog,
         EventSequencer,
+        EventRedaction,
         ChangeFeed,
         { provide: CHANGE_RECORDERS, useFactory: (feed: ChangeFeed) => [feed], inject: [ChangeFeed] },
         Tables,
       ],
-      exports: [APP_CONFIG, PasswordHasher, Database, Tables, EventCatalog, EventSequencer, ThrottlingModule],
+      exports: [
+        APP_CONFIG,
+        PasswordHasher,
+        Database,
+        Tables,
+        EventCatalog,
+        EventSequencer,
+        EventRedaction,
+        ThrottlingModule,
+      ],
     };
   }
 }

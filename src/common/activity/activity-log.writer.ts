@@ -19,6 +19,8 @@ export interface ActivityEntry {
   attributes: Attributes;
   /** Updated: the changed columns' previous values; deleted: every column; created: none. */
   old: Attributes | null;
+  /** The entry's whole properties instead of `{attributes, old}` (an erased record's: `{erased: true}`). */
+  properties?: Attributes;
 }
 
 /** The causer and the batch (the request id) of an entry; a change without a signed-in user has no causer. */
@@ -59,7 +61,8 @@ export async function recordActivities(tx: Sql, actor: Actor, entries: readonly 
         actor.user?.id ? USER_MODEL_TYPE : null,
         actor.user?.id || null,
         JSON.stringify(
-          entry.old === null ? { attributes: entry.attributes } : { attributes: entry.attributes, old: entry.old },
+          entry.properties ??
+            (entry.old === null ? { attributes: entry.attributes } : { attributes: entry.attributes, old: entry.old }),
         ),
         actor.requestId,
         entry.tenantId,
@@ -85,4 +88,33 @@ export function loggable(row: Record<string, unknown>, columns?: Iterable<string
     attributes[column] = value instanceof Date ? value.toISOString() : (value ?? null);
   }
   return attributes;
+}
+
+/** What an erased record's entries say instead of their properties. */
+export const ERASED_PROPERTIES = JSON.stringify({ erased: true });
+
+/**
+ * An erasure's step through the log: the properties of up to `limit` entries about these subjects
+ * of the tenant, after entry `afterId`, become `{"erased": true}` (event and date stay). Answers
+ * the last entry it looked at (null when there are no more) and how many it changed.
+ */
+export async function forgetActivity(
+  sql: Sql,
+  subject: { tenantId: number; type: string; ids: readonly number[] },
+  afterId: number,
+  limit: number,
+): Promise<{ lastId: number | null; forgotten: number }> {
+  const rows = await sql.query<{ id: number | string }>(
+    `SELECT id FROM activity_log
+      WHERE tenant_id = ? AND subject_type = ? AND subject_id IN (${subject.ids.map(() => '?').join(', ')}) AND id > ?
+      ORDER BY id LIMIT ${limit}`,
+    [subject.tenantId, subject.type, ...subject.ids, afterId],
+  );
+  if (rows.length === 0) return { lastId: null, forgotten: 0 };
+  const ids = rows.map((row) => Number(row.id));
+  const { affected } = await sql.run(
+    `UPDATE activity_log SET properties = ? WHERE id IN (${ids.map(() => '?').join(', ')}) AND properties <> ?`,
+    [ERASED_PROPERTIES, ...ids, ERASED_PROPERTIES],
+  );
+  return { lastId: ids[ids.length - 1], forgotten: affected };
 }

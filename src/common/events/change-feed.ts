@@ -93,9 +93,14 @@ export class ChangeFeed implements ChangeRecorder {
         changes: fields,
         present,
       });
-      if (changes.some((change) => change.event === 'deleted')) {
+      const deletion = changes.find((change) => change.event === 'deleted');
+      if (deletion) {
         if (first.event !== 'created') {
-          const tombstone = Object.assign({ id: first.row.id, deleted_at: deletedAt }, kind.identify?.(first.row));
+          const tombstone = Object.assign(
+            { id: first.row.id, deleted_at: deletedAt },
+            kind.identify?.(first.row),
+            deletion.tombstone,
+          );
           events.push(event('deleted', tombstone, []));
         }
       } else if (first.event === 'created') {

@@ -3,6 +3,7 @@ import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -445,5 +446,33 @@ export function StringArrayField(options: FieldOptions & { max?: number } = {}) 
     IsString({ each: true, ...msg((f) => `Each item of the ${f} field must be a string.`) }),
     wellFormed(true),
     doc(options, { type: String, isArray: true }),
+  );
+}
+
+/** References to other records: 1 to `max` positive integers (numbers or digit strings), as IdField takes one. */
+export function IdArrayField(options: FieldOptions & { max: number }) {
+  const { max } = options;
+  return applyDecorators(
+    Transform(({ value }) =>
+      Array.isArray(value)
+        ? value.map((item) => (typeof item === 'string' && /^\d{1,15}$/.test(item) ? Number(item) : item))
+        : value,
+    ),
+    ...presence(options),
+    IsArray(msg((f) => `The ${f} field must be an array.`)),
+    ArrayMinSize(
+      1,
+      msg((f) => `The ${f} field must have at least 1 item.`),
+    ),
+    ArrayMaxSize(
+      max,
+      msg((f) => `The ${f} field must not have more than ${max} items.`),
+    ),
+    registerRule(
+      'eachId',
+      (value) => Array.isArray(value) && value.every((item) => Number.isSafeInteger(item) && (item as number) >= 1),
+      (f) => `Each item of the ${f} field must be a positive integer.`,
+    ),
+    doc(options, { type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 1, maxItems: max }),
   );
 }

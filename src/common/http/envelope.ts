@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { etagOfJson, noneMatchHolds } from './conditional.js';
-import { Page } from './page.js';
+import { WithMeta } from './page.js';
 
 const DEFAULT_MESSAGES: Record<string, string> = {
   GET: 'Retrieved successfully.',
@@ -26,7 +26,7 @@ export function envelope(
   const code = reply.statusCode;
   if (code >= 400) return done(null, payload);
   const message = envelopeMessage(request);
-  if (payload instanceof Page) return done(null, { code, message, data: payload.data, meta: payload.meta });
+  if (payload instanceof WithMeta) return done(null, { code, message, data: payload.data, meta: payload.meta });
   if (request.routeOptions.config?.conditional && request.method !== 'DELETE') {
     // The record is serialised once, for its tag and for the answer.
     const data = JSON.stringify(payload ?? null);

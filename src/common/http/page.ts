@@ -5,10 +5,13 @@ export interface PageMeta {
   total?: number;
 }
 
-/** One page of a list (or any array answer with a `meta`); the envelope hook puts `data` and `meta` side by side. */
-export class Page<T, M extends object = PageMeta> {
+/** An answer with a `meta` beside its `data` (a merge's merged ids); the envelope hook puts them side by side. */
+export class WithMeta<D, M extends object> {
   constructor(
-    readonly data: T[],
+    readonly data: D,
     readonly meta: M,
   ) {}
 }
+
+/** One page of a list (or any array answer with a `meta`). */
+export class Page<T, M extends object = PageMeta> extends WithMeta<T[], M> {}

@@ -5,6 +5,7 @@ import { uniqueViolationField } from '../persistence/database-errors.js';
 import { Database, type Sql } from '../persistence/database.js';
 import { ApiException, ValidationFailed } from '../http/api-exception.js';
 import { envelopeMessage } from '../http/envelope.js';
+import { WithMeta } from '../http/page.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_FIELD = 'Idempotency-Key';
@@ -105,8 +106,13 @@ export class IdempotencyClaim {
    * Stores the success answer in the write's transaction. When this request lost its claim (its
    * lease lapsed and another request took the key over), the write is rolled back: 409.
    */
-  async complete(sql: Sql, data: unknown): Promise<void> {
-    const body = JSON.stringify({ code: this.status, message: this.message, data });
+  async complete(sql: Sql, answer: unknown): Promise<void> {
+    const { status: code, message } = this;
+    const body = JSON.stringify(
+      answer instanceof WithMeta
+        ? { code, message, data: answer.data, meta: answer.meta }
+        : { code, message, data: answer },
+    );
     const { affected } = await sql.run(
       `UPDATE idempotency_keys SET status_code = ?, response_body = ?, locked_until = NULL, updated_at = ?
         WHERE id = ? AND owner = ?`,
@@ -272,4 +278,18 @@ export async function settleIdempotency(
     request.log.warn({ err: error }, 'could not settle the idempotency key');
   }
   return payload;
+}
+
+/**
+ * An erasure's step through the kept answers: deletes the tenant's kept answers whose body holds
+ * `fragment` (an erased record as its answer begins); a repeat of such a request runs again.
+ * Answers how many went. Kept answers live 24 hours, so the scan is short.
+ */
+export async function forgetKeptAnswers(sql: Sql, tenantId: number, fragment: string): Promise<number> {
+  const like = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
+  const { affected } = await sql.run(
+    `DELETE FROM idempotency_keys WHERE scope LIKE ? ESCAPE '!' AND response_body LIKE ? ESCAPE '!'`,
+    [`%:${tenantId}`, `%${like(fragment)}%`],
+  );
+  return affected;
 }

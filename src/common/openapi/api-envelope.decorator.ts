@@ -13,7 +13,7 @@ interface EnvelopeOptions {
   list?: 'array' | 'page';
   /** `data` is null (DELETE answers). */
   nullData?: boolean;
-  /** The `meta` of a page, when it is not the lists' PageMetaDto (the change feed's). */
+  /** The `meta` of a page when it is not the lists' PageMetaDto (the change feed's), or of a single answer (a merge's). */
   meta?: Type<unknown>;
   /** Response headers of the success answer (ETag). */
   headers?: Record<string, { description: string; schema: { type: 'string' } }>;
@@ -34,7 +34,7 @@ export function ApiEnvelope(model: Type<unknown> | null, options: EnvelopeOption
     data,
   };
   const required = ['code', 'message', 'data'];
-  if (options.list === 'page') {
+  if (options.list === 'page' || options.meta) {
     properties.meta = { $ref: getSchemaPath(options.meta ?? PageMetaDto) };
     required.push('meta');
   }

@@ -61,6 +61,7 @@ export class Journal implements ChangeLog {
         description: change.activity.description,
         attributes: change.activity.attributes,
         old: change.activity.old,
+        properties: change.activity.properties,
       });
     }
     if (entries.length) await recordActivities(this.sql, this.actor, entries);

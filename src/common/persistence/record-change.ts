@@ -16,7 +16,9 @@ export interface RecordChange {
    * values (updated: the changed ones before; deleted: every column). Null when the write asked
    * for no entry per record (an import: one entry per job).
    */
-  activity: { attributes: Attributes; old: Attributes | null; description?: string } | null;
+  activity: { attributes: Attributes; old: Attributes | null; description?: string; properties?: Attributes } | null;
+  /** Deleted: what the change feed's tombstone says beyond `{id, deleted_at}` (`reason: "merged"`). */
+  tombstone?: Record<string, unknown>;
 }
 
 /** An event that is not a record's change (`webhook.disabled`, `webhook.test`), published with the write. */

@@ -3,7 +3,7 @@ import type { PageMeta } from '../http/page.js';
 import { wholeSecondNow } from './columns.js';
 import type { Sql, SqlValue } from './database.js';
 import { uniqueViolationField, RetryTransaction } from './database-errors.js';
-import type { Announcement, ChangeLog } from './record-change.js';
+import type { Announcement, ChangeLog, RecordChange } from './record-change.js';
 import { keysetCondition, keysetOrder, pageOf, type Condition, type PageRequest } from './keyset.js';
 import type { TableSpec } from './table-spec.js';
 import { planUpserts, type KeyHolder, type UpsertOutcome, type UpsertRow } from './upsert-plan.js';
@@ -43,6 +43,16 @@ export interface WriteSession {
 export interface BulkOptions {
   /** One activity-log entry per record (default); false for an import, which logs one entry per job. */
   log?: boolean;
+}
+
+/** How a removal is recorded. */
+export interface RemoveOptions {
+  /** What the change feed's tombstone says beyond `{id, deleted_at}` (`reason: "merged"`). */
+  tombstone?: Record<string, unknown>;
+  /** The activity entry's description (`merged`), when it says more than `deleted`. */
+  description?: string;
+  /** An erasure: the activity entry keeps its event and date, and says only `{"erased": true}`. */
+  forget?: boolean;
 }
 
 /** An update of one row: the row as read (under lock) and the values to write. */
@@ -123,6 +133,19 @@ export abstract class TableGateway<E extends { id: number }> {
     const rows = await this.sql.query<Record<string, unknown>>(
       `SELECT ${this.spec.selectList(this.t)} FROM ${this.t} WHERE ${condition.sql} ORDER BY ${this.t}.id`,
       condition.params,
+    );
+    return rows.map((row) => this.spec.normalize(row));
+  }
+
+  /** Every row whose `column` holds one of `values`, oldest first. For small sets, never for lists. */
+  async findIn(column: keyof E & string, values: readonly SqlValue[]): Promise<E[]> {
+    this.assertColumn(column);
+    if (values.length === 0) return [];
+    const scope = this.scope();
+    const rows = await this.sql.query<Record<string, unknown>>(
+      `SELECT ${this.spec.selectList(this.t)} FROM ${this.t}
+        WHERE ${this.t}.${quote(column)} IN (${values.map(() => '?').join(', ')}) AND ${scope.sql} ORDER BY ${this.t}.id`,
+      [...values, ...scope.params],
     );
     return rows.map((row) => this.spec.normalize(row));
   }
@@ -400,7 +423,7 @@ export abstract class TableGateway<E extends { id: number }> {
   }
 
   /** Deletes (or soft-deletes) a row read through this table and records it; false when it was already gone. */
-  async remove(existing: E): Promise<boolean> {
+  async remove(existing: E, options: RemoveOptions = {}): Promise<boolean> {
     this.writes();
     const scope = this.scope();
     const { affected } = this.spec.softDeleteColumn
@@ -413,11 +436,31 @@ export abstract class TableGateway<E extends { id: number }> {
           ...scope.params,
         ]);
     if (affected === 0) return false;
-    this.journal('deleted', existing as E & Record<string, unknown>, [], {
-      attributes: {},
-      old: this.loggedOf(existing as Record<string, unknown>),
-    });
+    this.journalRemoval(existing, options);
     return true;
+  }
+
+  /**
+   * Deletes (or soft-deletes) rows read under lock in this transaction (findMany with `lock`), in
+   * one statement per few thousand, each recorded as `remove` records it.
+   */
+  async removeMany(rows: readonly E[], options: RemoveOptions = {}): Promise<void> {
+    this.writes();
+    const scope = this.scope();
+    for (let start = 0; start < rows.length; start += MAX_PARAMS / 2) {
+      const slice = rows.slice(start, start + MAX_PARAMS / 2);
+      const ids = slice.map((row) => row.id);
+      const matching = `${this.t}.id IN (${ids.map(() => '?').join(', ')}) AND ${scope.sql}`;
+      const { affected } = this.spec.softDeleteColumn
+        ? await this.sql.run(`UPDATE ${this.t} SET ${quote(this.spec.softDeleteColumn)} = ? WHERE ${matching}`, [
+            wholeSecondNow(),
+            ...ids,
+            ...scope.params,
+          ])
+        : await this.sql.run(`DELETE FROM ${this.t} WHERE ${matching}`, [...ids, ...scope.params]);
+      if (affected !== slice.length) throw new RetryTransaction(`${slice.length - affected} locked rows went missing`);
+    }
+    for (const row of rows) this.journalRemoval(row, options);
   }
 
   /** Removes every matching row, each recorded. Answers how many went. */
@@ -563,11 +606,19 @@ export abstract class TableGateway<E extends { id: number }> {
     );
   }
 
+  private journalRemoval(row: E, options: RemoveOptions): void {
+    const activity = options.forget
+      ? { attributes: {}, old: null, properties: { erased: true } }
+      : { attributes: {}, old: this.loggedOf(row as Record<string, unknown>), description: options.description };
+    this.journal('deleted', row as E & Record<string, unknown>, [], activity, options.tombstone);
+  }
+
   private journal(
     event: ActivityEvent,
     row: Record<string, unknown>,
     fields: readonly string[],
-    activity: { attributes: Attributes; old: Attributes | null; description?: string } | null,
+    activity: RecordChange['activity'],
+    tombstone?: Record<string, unknown>,
   ): void {
     this.session!.journal.record({
       entityName: this.spec.entityName,
@@ -576,6 +627,7 @@ export abstract class TableGateway<E extends { id: number }> {
       row: row as Record<string, unknown> & { id: number },
       fields,
       activity,
+      tombstone,
     });
   }
 

@@ -16,6 +16,7 @@ export type ReadableTable<E extends { id: number }> = Pick<
   | 'findById'
   | 'findMany'
   | 'findWhere'
+  | 'findIn'
   | 'count'
   | 'exists'
   | 'sum'
