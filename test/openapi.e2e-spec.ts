@@ -21,16 +21,27 @@ describe('OpenAPI document', () => {
     expect(document).toEqual(checkedIn);
   });
 
-  it("passes Redocly's recommended rules with no error and no warning, none of them turned off", () => {
+  it("passes Redocly's recommended rules with no error and no warning, none turned off, only the contract's paths excused", () => {
     const root = join(__dirname, '..');
     // `npm run lint:openapi` reads redocly.yaml: a rule turned off there would hide what it finds.
     expect(readFileSync(join(root, 'redocly.yaml'), 'utf8')).not.toMatch(/:\s*off\b/);
-    const file = join(mkdtempSync(join(tmpdir(), 'cs-openapi-')), 'openapi.json');
-    writeFileSync(file, JSON.stringify(document, null, 2));
+    // The ignore file excuses single problems: only paths the contract names that Redocly calls ambiguous
+    // (`/customers/{id}/merge` beside `/customers/imports/{id}`: the router takes the literal segment first).
+    const ignored = readFileSync(join(root, '.redocly.lint-ignore.yaml'), 'utf8');
+    expect(ignored.match(/^ {2}[a-z-]+:$/gm)).toEqual(['  no-ambiguous-paths:']);
+    const dir = mkdtempSync(join(tmpdir(), 'cs-openapi-'));
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document, null, 2));
+    for (const file of ['redocly.yaml', '.redocly.lint-ignore.yaml']) {
+      writeFileSync(join(dir, file), readFileSync(join(root, file)));
+    }
     const lint = spawnSync(
       join(root, 'node_modules', '.bin', 'redocly'),
-      ['lint', file, '--config', join(root, 'redocly.yaml'), '--format=json'],
-      { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+      ['lint', 'openapi.json', '--config', join(dir, 'redocly.yaml'), '--format=json'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
     );
     const report = JSON.parse(lint.stdout) as {
       totals: { errors: number; warnings: number };

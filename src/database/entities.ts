@@ -12,6 +12,9 @@ import { MarketingProgram } from '../modules/marketing/entities/marketing-progra
 import { ValidationRule } from '../modules/validation/entities/validation-rule.entity.js';
 import { Audience, AudienceRule, CampaignAudience, SubAudience } from '../modules/audience/entities/audience.entity.js';
 import { Customer } from '../modules/customer/entities/customer.entity.js';
+import { CustomerErasure } from '../modules/customer/entities/customer-erasure.entity.js';
+import { CustomerMerge } from '../modules/customer/entities/customer-merge.entity.js';
+import { CustomerSuppression } from '../modules/customer/entities/customer-suppression.entity.js';
 import { CustomerImport, CustomerImportError } from '../modules/customer/entities/customer-import.entity.js';
 import { CampaignDestination, Destination } from '../modules/destination/entities/destination.entity.js';
 import { CampaignValidationRule } from '../modules/marketing/entities/campaign-validation-rule.entity.js';
@@ -44,6 +47,9 @@ export const ENTITIES = [
   Customer,
   CustomerImport,
   CustomerImportError,
+  CustomerMerge,
+  CustomerSuppression,
+  CustomerErasure,
   Destination,
   CampaignDestination,
   CampaignValidationRule,

@@ -28,6 +28,8 @@ export interface AppConfig {
   port: number;
   database: DatabaseConfig;
   jwtSecret: string;
+  /** SUPPRESSION_KEY: the HMAC key of the suppression list (an erased customer's e-mail address and external id). */
+  suppressionKey: string;
   tokenTtlMinutes: number;
   adminEmail: string;
   adminPassword?: string;
@@ -49,6 +51,24 @@ export interface AppConfig {
   imports: ImportConfig;
   events: EventsConfig;
   webhooks: WebhooksConfig;
+  erasures: ErasureConfig;
+}
+
+/** Erasure jobs (src/modules/customer/erasure). None of it is an environment variable. */
+export interface ErasureConfig {
+  /** Whether this instance runs erasure jobs (every instance does; tests switch it off to drive one by hand). */
+  runner: boolean;
+  /** How long a claimed job stays leased to its instance without a renewal. */
+  leaseMs: number;
+  /** How often an idle runner looks for a job. */
+  pollMs: number;
+  /** Rows scrubbed per transaction: short transactions, so that other writers wait for none of them long. */
+  batchRows: number;
+  /**
+   * A job ends no sooner than this after its request: a write that began before the suppression
+   * was committed (an import's chunk) has ended by then, and the job's last look finds what it wrote.
+   */
+  settleMs: number;
 }
 
 /** Webhook deliveries (src/modules/webhooks). Only the allow-list and the schedule are environment variables. */
@@ -173,17 +193,22 @@ function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
   };
 }
 
-/** The HS256 key: JWT_SECRET, else one generated on first start and kept beside the database. */
-function jwtSecret(env: Env, dataDir: string): string {
-  if (env.JWT_SECRET) {
-    if (env.JWT_SECRET.length < 16) throw new ConfigError('JWT_SECRET must be at least 16 characters');
-    return env.JWT_SECRET;
+/**
+ * A key from the environment (`name`), else one generated on first start and kept beside the
+ * database in `file` (a single instance on its embedded database needs no configuration; several
+ * instances must share the variable).
+ */
+function keptSecret(env: Env, name: string, dataDir: string, file: string): string {
+  const given = env[name];
+  if (given) {
+    if (given.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+    return given;
   }
-  const file = resolve(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const path = resolve(dataDir, file);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
   const secret = randomBytes(48).toString('base64url');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, secret, { mode: 0o600 });
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, secret, { mode: 0o600 });
   return secret;
 }
 
@@ -258,7 +283,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return {
     port: positiveInt(env, 'PORT', 3000, 65535),
     database: databaseConfig(env, dataDir),
-    jwtSecret: jwtSecret(env, dataDir),
+    jwtSecret: keptSecret(env, 'JWT_SECRET', dataDir, 'jwt-secret'),
+    suppressionKey: keptSecret(env, 'SUPPRESSION_KEY', dataDir, 'suppression-key'),
     tokenTtlMinutes: positiveInt(env, 'TOKEN_TTL_MINUTES', 1440),
     adminEmail: email(env, 'ADMIN_EMAIL', 'admin@example.com'),
     adminPassword: env.ADMIN_PASSWORD || undefined,
@@ -281,6 +307,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       chunkRows: 1_000,
     },
     events: { retentionDays: positiveInt(env, 'EVENT_RETENTION_DAYS', 30, 3650), background: true },
+    erasures: { runner: true, leaseMs: 30_000, pollMs: 1_000, batchRows: 2_000, settleMs: 10_000 },
     webhooks: {
       allowedHosts: allowedHosts(env),
       retrySchedule: retrySchedule(env),

@@ -12,6 +12,7 @@ import { CreateIdempotencyKeys1764600000001 } from './1764600000001-create-idemp
 import { AddCampaignsSelectionVersion1764700000000 } from './1764700000000-add-campaigns-selection-version.js';
 import { CreateChangeFeedTables1764800000000 } from './1764800000000-create-change-feed-tables.js';
 import { CreateWebhookTables1764900000000 } from './1764900000000-create-webhook-tables.js';
+import { CreateCustomerLifecycleTables1765000000000 } from './1765000000000-create-customer-lifecycle-tables.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   AddCampaignsSelectionVersion1764700000000,
   CreateChangeFeedTables1764800000000,
   CreateWebhookTables1764900000000,
+  CreateCustomerLifecycleTables1765000000000,
 ];

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
+import { ValidationFailed } from '../../common/http/api-exception.js';
 import { Tables } from '../../common/persistence/tables.js';
+import { SuppressionList } from './suppression/suppression-list.js';
 import type { CustomerDto } from './dto/customer.dto.js';
 import { toCustomerResponse, type CustomerResponse } from './dto/customer.response.js';
 import { Customer } from './entities/customer.entity.js';
@@ -9,11 +11,11 @@ import { Customer } from './entities/customer.entity.js';
 /**
  * `external_id` is unique within the tenant when given (an empty string is a value too): the unique
  * index decides, and AllExceptionsFilter answers a duplicate 422 on external_id, so a write needs no
- * lookup before it.
+ * lookup before it. A value on the suppression list (an erased person's) is refused: 422 on its field.
  */
 @Injectable()
 export class CustomersService extends ResourceService<Customer, CustomerDto, CustomerResponse> {
-  constructor(tables: Tables) {
+  constructor(tables: Tables, suppressions: SuppressionList) {
     super(tables, {
       entity: Customer,
       resource: 'customer',
@@ -21,6 +23,15 @@ export class CustomersService extends ResourceService<Customer, CustomerDto, Cus
       sorts: { last_name: 'string|null', email: 'string|null', created_at: 'date' },
       filters: { q: ['first_name', 'last_name', 'email', 'external_id'], exact: ['email', 'external_id', 'is_active'] },
       toResponse: toCustomerResponse,
+      // An erased person's e-mail address or external id is refused, sent anew (a value kept as it was is no new one).
+      validate: async (dto, { tx, existing }) => {
+        const sent = {
+          email: dto.email !== existing?.email ? dto.email : undefined,
+          external_id: dto.external_id !== existing?.external_id ? dto.external_id : undefined,
+        };
+        const [refused] = await suppressions.refusals(tx, [sent]);
+        if (refused) throw new ValidationFailed(refused);
+      },
       // Every field optional: a PUT changes only the fields it sends.
       toColumns: (dto, existing) => ({
         external_id: optional(dto.external_id, existing?.external_id, null),

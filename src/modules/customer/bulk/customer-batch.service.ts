@@ -5,12 +5,19 @@ import { Tables } from '../../../common/persistence/tables.js';
 import type { UpsertOutcome, UpsertRow } from '../../../common/persistence/upsert-plan.js';
 import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
 import { Customer } from '../entities/customer.entity.js';
+import { SuppressionList } from '../suppression/suppression-list.js';
 import { checkCustomerItem } from './customer-input.js';
 
-/** `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction. */
+/**
+ * `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction; an
+ * item carrying a suppressed value (an erased person's) fails alone.
+ */
 @Injectable()
 export class CustomerBatchService {
-  constructor(private readonly tables: Tables) {}
+  constructor(
+    private readonly tables: Tables,
+    private readonly suppressions: SuppressionList,
+  ) {}
 
   async upsert(auth: AuthContext, dto: CustomerBatchDto): Promise<Page<CustomerBatchResult, CustomerBatchCounts>> {
     const checked = dto.items.map(checkCustomerItem);
@@ -23,9 +30,16 @@ export class CustomerBatchService {
       }
     });
     const written: UpsertOutcome[] = rows.length
-      ? await this.tables.write(auth, (tx) =>
-          tx.table(Customer).upsertMany(rows, { key: 'external_id', attempt: tx.attempt }),
-        )
+      ? await this.tables.write(auth, async (tx) => {
+          const refusals = await this.suppressions.refusals(
+            tx,
+            rows.map((row) => row.values),
+          );
+          const allowed = rows.filter((_, i) => !refusals[i]);
+          const outcomes = await tx.table(Customer).upsertMany(allowed, { key: 'external_id', attempt: tx.attempt });
+          let next = 0;
+          return refusals.map((errors): UpsertOutcome => (errors ? { status: 'failed', errors } : outcomes[next++]));
+        })
       : [];
     const outcomes: UpsertOutcome[] = checked.map((item) =>
       item.ok ? (undefined as unknown as UpsertOutcome) : { status: 'failed', errors: item.errors },

@@ -8,6 +8,8 @@ import { Database, type Sql } from '../../../common/persistence/database.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import type { CustomerImport } from '../entities/customer-import.entity.js';
 import { Customer } from '../entities/customer.entity.js';
+import type { UpsertOutcome } from '../../../common/persistence/upsert-plan.js';
+import { SuppressionList } from '../suppression/suppression-list.js';
 import { csvRows } from './csv-rows.js';
 import { headerColumns } from './import-file.js';
 import { ImportJobs, jobAuth, type ImportCounts } from './import-jobs.js';
@@ -32,6 +34,7 @@ export class ImportProcessor {
     private readonly db: Database,
     private readonly tables: Tables,
     private readonly jobs: ImportJobs,
+    private readonly suppressions: SuppressionList,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -122,15 +125,24 @@ export class ImportProcessor {
 
   /**
    * One chunk: the customers (through the tables, recorded without an activity entry each: the job
-   * has one), the job's progress and counts, and the chunk's errors, in one transaction.
+   * has one; a row with a suppressed value fails), the job's progress and counts, and the chunk's
+   * errors, in one transaction.
    */
   private async commit(job: CustomerImport, owner: string, chunk: ImportRow[]): Promise<void> {
     const writes = chunk.filter((row) => row.upsert);
     const counts = await this.tables.writeWithBookkeeping(jobAuth(job), async (tx, bookkeeping) => {
       if (!(await this.jobs.fence(bookkeeping, job, owner))) throw new JobTakenAway();
-      const outcomes = await tx.table(Customer).upsertMany(
-        writes.map((row) => row.upsert!),
+      const refusals = await this.suppressions.refusals(
+        tx,
+        writes.map((row) => row.upsert!.values),
+      );
+      const written = await tx.table(Customer).upsertMany(
+        writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!),
         { key: 'external_id', attempt: tx.attempt, log: false },
+      );
+      let next = 0;
+      const outcomes = refusals.map((errors): UpsertOutcome =>
+        errors ? { status: 'failed', errors } : written[next++],
       );
       const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
       const errors: [number, string, string][] = [];

@@ -1,0 +1,90 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
+import type { FieldErrors } from '../../../common/http/api-exception.js';
+import { RetryTransaction, uniqueViolationField } from '../../../common/persistence/database-errors.js';
+import type { TenantReads, TenantTx } from '../../../common/persistence/tables.js';
+import { CustomerSuppression, type SuppressionKind } from '../entities/customer-suppression.entity.js';
+
+/** The values of a customer write that an erasure can suppress. */
+export interface SuppressibleValues {
+  email?: string | null;
+  external_id?: string | null;
+}
+
+interface Key {
+  kind: SuppressionKind;
+  hash: string;
+}
+
+const FIELDS: readonly SuppressionKind[] = ['email', 'external_id'];
+
+export const suppressedMessage = (kind: SuppressionKind) =>
+  `The ${kind.replace(/_/g, ' ')} is suppressed by an erasure request.`;
+
+/**
+ * The suppression list: an erased customer's e-mail address (without case) and external id, kept
+ * as HMAC-SHA-256 under SUPPRESSION_KEY with the tenant and kind, never in clear. A create, a batch
+ * item or an import row that carries one is refused on that field; one read serves a whole batch.
+ */
+@Injectable()
+export class SuppressionList {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  hash(tenantId: number, kind: SuppressionKind, value: string): string {
+    const normalized = kind === 'email' ? value.trim().toLowerCase() : value;
+    return createHmac('sha256', this.config.suppressionKey)
+      .update(`${tenantId}\u0000${kind}\u0000${normalized}`)
+      .digest('hex');
+  }
+
+  /** For each of `items`: the errors of the fields it carries that are suppressed, or undefined. */
+  async refusals(reads: TenantReads, items: readonly SuppressibleValues[]): Promise<(FieldErrors | undefined)[]> {
+    const keys = items.map((item) => this.keysOf(reads.auth.tenantId, item));
+    const listed = await this.listed(reads, keys.flat());
+    return keys.map((itemKeys) => {
+      const refused = itemKeys.filter((key) => listed.has(key.hash));
+      if (refused.length === 0) return undefined;
+      return Object.fromEntries(refused.map((key) => [key.kind, [suppressedMessage(key.kind)]]));
+    });
+  }
+
+  /** Puts a customer's e-mail address and external id on the list (those not on it yet), in the write `tx`. */
+  async add(tx: TenantTx, values: SuppressibleValues, createdBy: number | null): Promise<void> {
+    const keys = this.keysOf(tx.auth.tenantId, values);
+    const listed = await this.listed(tx, keys);
+    const missing = keys.filter((key) => !listed.has(key.hash));
+    try {
+      await tx
+        .table(CustomerSuppression)
+        .insertMany(missing.map((key) => ({ kind: key.kind, value_hash: key.hash, created_by: createdBy })));
+    } catch (error) {
+      // Another erasure listed the same value first: run again, and find it.
+      if (uniqueViolationField(error) !== undefined) throw new RetryTransaction('a suppression was listed meanwhile');
+      throw error;
+    }
+  }
+
+  private keysOf(tenantId: number, values: SuppressibleValues): Key[] {
+    const keys: Key[] = [];
+    for (const kind of FIELDS) {
+      const value = values[kind];
+      if (typeof value === 'string') keys.push({ kind, hash: this.hash(tenantId, kind, value) });
+    }
+    return keys;
+  }
+
+  /** Which of these hashes the tenant's list holds (the hash covers the kind: one set serves both). */
+  private async listed(reads: TenantReads, keys: readonly Key[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const table = reads.table(CustomerSuppression);
+    const scope = table.scope('s');
+    const hashes = [...new Set(keys.map((key) => key.hash))];
+    const rows = await reads.select<{ value_hash: string }>(
+      `SELECT s.value_hash FROM customer_suppressions s
+        WHERE ${scope.sql} AND s.value_hash IN (${hashes.map(() => '?').join(', ')})`,
+      [...scope.params, ...hashes],
+    );
+    return new Set(rows.map((row) => row.value_hash));
+  }
+}
