@@ -12,6 +12,7 @@ const LAYERS = [
   ['mail', 'diagnostics', 'validation', 'customer', 'events'],
   ['auth', 'marketing', 'webhooks'],
   ['admin', 'audience', 'destination'],
+  ['privacy'],
 ];
 
 const layerRules = LAYERS.flatMap((layer, index) =>

@@ -577,6 +577,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/export/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything held about a customer (GDPR hand-over)
+         * @description One JSON document in the success envelope: the record as `GET /api/customers/{id}` answers it, the audiences whose rules select the customer now, its eligibility and treatment group in every campaign, and every activity-log entry and change-feed event about it, oldest first. Streamed: the document is written while it is read, so it is not one snapshot (a change made meanwhile may show in the history but not in the record), and a failure after the first byte ends the answer early, as invalid JSON. Not cached.
+         */
+        get: operations["exportCustomerData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customers/imports": {
         parameters: {
             query?: never;
@@ -1786,6 +1806,18 @@ export interface components {
             updated_at: string | null;
             validation_rule_id: number | null;
         };
+        CustomerHandoverResponse: {
+            /** @description Every activity-log entry about the customer, oldest first, as `GET /api/admin/activity-log` answers it */
+            activity: components["schemas"]["ActivityLogResponse"][];
+            /** @description Every audience of the tenant whose rules select the customer now, by id (a campaign's sub-audiences are not included) */
+            audiences: components["schemas"]["HandoverAudience"][];
+            /** @description The record as `GET /api/customers/{id}` answers it */
+            customer: components["schemas"]["CustomerResponse"];
+            /** @description Every change-feed event about the customer, oldest first, as `GET /api/events` answers it */
+            events: components["schemas"]["EventResponse"][];
+            /** @description One entry per campaign of the tenant, by campaign id, as `GET /api/campaigns/{id}/assignments/{customer_id}` answers it */
+            treatment_groups: components["schemas"]["HandoverTreatmentGroup"][];
+        };
         CustomerImportErrorResponse: {
             /**
              * @description The field, or `row` when the row itself could not be read
@@ -1971,6 +2003,17 @@ export interface components {
              * @example ada@example.com
              */
             email: string;
+        };
+        HandoverAudience: {
+            id: number;
+            name: string;
+        };
+        HandoverTreatmentGroup: {
+            campaign_id: number;
+            /** @description Member of at least one of the campaign's audiences (after segment_override) */
+            eligible: boolean;
+            /** @description null when not eligible or held out */
+            treatment_group_id: number | null;
         };
         HealthStatus: {
             /**
@@ -13021,6 +13064,146 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    exportCustomerData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hand-over document, streamed */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description no-store: personal data is kept by no cache */
+                    "cache-control"?: string;
+                    /** @description attachment; filename="customer-<id>.json" */
+                    "content-disposition"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["CustomerHandoverResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `customers.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -12,6 +12,7 @@ import { EventsModule } from './modules/events/events.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { MarketingModule } from './modules/marketing/marketing.module.js';
+import { PrivacyModule } from './modules/privacy/privacy.module.js';
 import { ValidationModule } from './modules/validation/validation.module.js';
 import { CampaignAudience, SubAudience } from './modules/audience/entities/audience.entity.js';
 import { CampaignDestination } from './modules/destination/entities/destination.entity.js';
@@ -70,6 +71,7 @@ export class AppModule {
         DestinationModule,
         EventsModule,
         WebhooksModule,
+        PrivacyModule,
       ],
     };
   }

@@ -57,6 +57,7 @@ const EXPECTED: Record<string, string> = {
   'GET /api/campaigns/{id}/assignments/{customer_id}': 'marketing.view',
   'GET /api/customers': 'customers.view',
   'GET /api/customers/export': 'customers.view',
+  'GET /api/customers/export/{id}': 'customers.view',
   'GET /api/customers/imports': 'customers.view',
   'GET /api/customers/imports/{id}': 'customers.view',
   'GET /api/customers/imports/{id}/errors': 'customers.view',

@@ -59,6 +59,12 @@ import { CampaignGroup } from './marketing/entities/campaign-group.entity.js';
 import { CampaignValidationRule } from './marketing/entities/campaign-validation-rule.entity.js';
 import { Campaign } from './marketing/entities/campaign.entity.js';
 import { MarketingProgram } from './marketing/entities/marketing-program.entity.js';
+import {
+  HandoverAudience,
+  HandoverTreatmentGroup,
+  toHandoverAudience,
+  toHandoverTreatmentGroup,
+} from './privacy/dto/customer-handover.response.js';
 import { toValidationRuleResponse, ValidationRuleResponse } from './validation/dto/validation-rule.response.js';
 import { ValidationRule } from './validation/entities/validation-rule.entity.js';
 
@@ -157,6 +163,15 @@ const MAPPERS: [string, abstract new () => object, () => object][] = [
     'activity-log entry',
     ActivityLogResponse,
     () => toActivityLogResponse({ ...sampleRow<ActivityLog>(ActivityLog), properties: '{"attributes":{}}' }),
+  ],
+  ['hand-over audience', HandoverAudience, () => toHandoverAudience(sampleRow(Audience))],
+  [
+    'hand-over treatment group',
+    HandoverTreatmentGroup,
+    () =>
+      toHandoverTreatmentGroup(
+        toAssignmentResponse({ campaignId: 1, customerId: 2, eligible: true, bucket: 42, groupId: 3 }),
+      ),
   ],
 ];
 

@@ -9,7 +9,8 @@ import { Page, type PageMeta } from '../../common/http/page.js';
 import { Database, type SqlValue } from '../../common/persistence/database.js';
 import { DEFAULT_EVENTS_PAGE, type EventsQueryDto, type EventTypeResponse } from './dto/event.dto.js';
 
-interface EventRow {
+/** An `events` row as EVENT_SELECT reads it. */
+export interface EventRow {
   id: number | string;
   sequence: number | string;
   type: string;
@@ -28,7 +29,7 @@ interface Counters {
   purged_until: number;
 }
 
-const EVENT_SELECT =
+export const EVENT_SELECT =
   'SELECT id, sequence, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at FROM events';
 
 /** A filtered page scans at most this many sequences, so that a rare type costs a bounded read per page. */
@@ -43,7 +44,8 @@ function decodeFeedCursor(cursor: string): number {
   return Number(match[1]);
 }
 
-function toFeedEvent(row: EventRow): FeedEvent {
+/** A numbered event row as the feed answers it (GET /api/events, and a customer's hand-over). */
+export function toFeedEvent(row: EventRow): FeedEvent {
   const causer = row.causer_id === null ? null : { type: 'user' as const, id: Number(row.causer_id) };
   return {
     id: eventId(Number(row.id)),
