@@ -47,7 +47,7 @@ async function feedOf(api: Client, customerId: number): Promise<Row[]> {
   }
 }
 
-describe('exportCustomerData: GET /api/customers/export/{id}', () => {
+describe('exportCustomerData: GET /api/customers/{id}/export', () => {
   let t: TestApp;
   let root: string;
   let a: Workspace;
@@ -104,7 +104,7 @@ describe('exportCustomerData: GET /api/customers/export/{id}', () => {
   });
   afterAll(() => t.close());
 
-  const exportOf = (api: Client, id: number | string) => api.get(`/api/customers/export/${id}`);
+  const exportOf = (api: Client, id: number | string) => api.get(`/api/customers/${id}/export`);
 
   it("answers the record, its audiences, treatment groups, activity and events in the conventions' envelope", async () => {
     const res = await exportOf(a.manager, customer.id);
@@ -156,7 +156,7 @@ describe('exportCustomerData: GET /api/customers/export/{id}', () => {
     const res = await exportOf(a.viewer, customer.id);
     expect(res.status).toBe(200);
     expect(res.body.data.customer).toEqual(customer);
-    const path = `/api/customers/export/${customer.id}`;
+    const path = `/api/customers/${customer.id}/export`;
     expect((await t.http.get(path).set('Authorization', root)).status).toBe(404);
     const inside = await t.http.get(path).set('Authorization', root).set('X-Tenant-ID', String(a.tenantId));
     expect(inside.status).toBe(200);
@@ -175,7 +175,7 @@ describe('exportCustomerData: GET /api/customers/export/{id}', () => {
   });
 
   it('answers 401 without a token and 403 without customers.view', async () => {
-    expect((await t.http.get(`/api/customers/export/${customer.id}`)).status).toBe(401);
+    expect((await t.http.get(`/api/customers/${customer.id}/export`)).status).toBe(401);
     await newRole(t, 'audiences-only', ['audiences.view', 'marketing.view']);
     const res = await exportOf(await userWithRole(t, root, 'audiences-only', a.tenantId), customer.id);
     expect(res.status).toBe(403);
@@ -297,11 +297,12 @@ describe('exportCustomerData: GET /api/customers/export/{id}', () => {
       expect(events).toEqual(await feedOf(admin, long.id));
     });
 
-    it('merges the histories of several subject ids in id order', async () => {
+    it('merges the histories of the customers merged into it, in id order', async () => {
       const service = t.app.get(CustomerHandoverService);
-      const subjectIds = jest.spyOn(service, 'subjectIds').mockResolvedValue([long.id, other.id]);
       service.historyRows = 700;
       try {
+        const merged = await a.manager.post(`/api/customers/${long.id}/merge`, { from: [other.id] });
+        expect(merged.status).toBe(200);
         const {
           customer: record,
           activity,
@@ -312,19 +313,29 @@ describe('exportCustomerData: GET /api/customers/export/{id}', () => {
           events: Row[];
         };
         expect(record.id).toBe(long.id);
-        expect(activity).toHaveLength(2 + SEEDED);
+        // Both creations, the seeded rows, and the merge: the survivor's update and the source's deletion.
+        expect(activity).toHaveLength(4 + SEEDED);
         expect(ascending(activity.map((entry) => entry.id))).toBe(true);
         expect(activity.map((entry) => entry.batch_uuid).filter((id) => String(id).startsWith('seed-'))).toEqual(
           Array.from({ length: SEEDED }, (_, i) => `seed-${i}`),
         );
         expect(new Set(activity.map((entry) => entry.subject_id))).toEqual(new Set([long.id, other.id]));
-        expect(events).toHaveLength(2 + SEEDED);
+        expect(activity.slice(-2).map((entry) => [entry.subject_id, entry.description])).toEqual(
+          expect.arrayContaining([
+            [long.id, 'merged'],
+            [other.id, 'merged'],
+          ]),
+        );
+        expect(events).toHaveLength(4 + SEEDED);
         expect(ascending(events.map((event) => Number(String(event.id).slice(4))))).toBe(true);
         expect(events.map((event) => event.request_id).filter((id) => String(id).startsWith('seed-'))).toEqual(
           Array.from({ length: SEEDED }, (_, i) => `seed-${i}`),
         );
+        expect(events.find((event) => event.type === 'customer.deleted')).toMatchObject({
+          resource_id: other.id,
+          data: { id: other.id, reason: 'merged', merged_into: long.id },
+        });
       } finally {
-        subjectIds.mockRestore();
         service.historyRows = 1000;
       }
     });

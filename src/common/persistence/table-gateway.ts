@@ -408,7 +408,12 @@ export abstract class TableGateway<E extends { id: number }> {
    * rules): its updated_at moves and the change is recorded with those parts' values. Answers the
    * new updated_at.
    */
-  async updateParts(existing: E, attributes: Attributes, old: Attributes): Promise<Date> {
+  async updateParts(
+    existing: E,
+    attributes: Attributes,
+    old: Attributes,
+    options: { description?: string } = {},
+  ): Promise<Date> {
     this.writes();
     const updatedAt = wholeSecondNow();
     const scope = this.scope();
@@ -418,7 +423,7 @@ export abstract class TableGateway<E extends { id: number }> {
       ...scope.params,
     ]);
     const row = Object.assign({}, existing, { updated_at: updatedAt });
-    this.journal('updated', row, Object.keys(attributes), { attributes, old });
+    this.journal('updated', row, Object.keys(attributes), { attributes, old, description: options.description });
     return updatedAt;
   }
 

@@ -5,7 +5,7 @@ import { CustomerHandoverService } from './handover/customer-handover.service.js
 
 /**
  * What the service does for a data subject's rights: a customer's data handed over
- * (`GET /api/customers/export/{id}`). Above every other module: it reads what each of them holds.
+ * (`GET /api/customers/{id}/export`). Above every other module: it reads what each of them holds.
  */
 @Module({
   imports: [AudienceModule],

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { RecordNotFound } from '../../../common/http/api-exception.js';
-import { Tables, type TenantTx } from '../../../common/persistence/tables.js';
+import { Tables } from '../../../common/persistence/tables.js';
 import { toCustomerErasureResponse, type CustomerErasureResponse } from '../dto/customer-erasure.response.js';
 import { CustomerErasure } from '../entities/customer-erasure.entity.js';
-import { CustomerMerge } from '../entities/customer-merge.entity.js';
 import { Customer } from '../entities/customer.entity.js';
 import { survivingCustomer } from '../merge/customer-merge.service.js';
+import { historyIds } from '../merge/merge-history.js';
 import { SuppressionList } from '../suppression/suppression-list.js';
 import { ErasureRunner } from './erasure-runner.js';
 
@@ -27,12 +27,11 @@ export class CustomerErasuresService {
   async request(auth: AuthContext, customerId: number): Promise<CustomerErasureResponse> {
     const answer = await this.tables.write(auth, async (tx) => {
       const customer = await survivingCustomer(tx, customerId, true);
-      const subjects = [customer.id, ...(await mergedInto(tx, customer.id))];
       await this.suppressions.add(tx, customer, auth.user.id || null);
       await tx.table(Customer).remove(customer, { forget: true, tombstone: { reason: 'erased' } });
       const job = await tx.table(CustomerErasure).insert({
         customer_id: customer.id,
-        subject_ids: JSON.stringify(subjects),
+        subject_ids: JSON.stringify(await historyIds(tx, customer.id)),
         status: 'queued',
         batch_uuid: auth.requestId,
         requested_by: auth.user.id || null,
@@ -50,15 +49,4 @@ export class CustomerErasuresService {
     if (!job) throw new RecordNotFound('erasure');
     return toCustomerErasureResponse(job);
   }
-}
-
-/** Every customer merged into this one, and into those, and so on. */
-async function mergedInto(tx: TenantTx, survivorId: number): Promise<number[]> {
-  const found: number[] = [];
-  for (let survivors = [survivorId]; survivors.length;) {
-    const merges = await tx.table(CustomerMerge).findIn('survivor_id', survivors);
-    survivors = merges.map((merge) => merge.source_id);
-    found.push(...survivors);
-  }
-  return found;
 }

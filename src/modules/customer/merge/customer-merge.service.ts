@@ -45,13 +45,13 @@ export class CustomerMergeService {
         { log: false },
       );
       const values = mergedValues(survivor, sources, prefer);
-      let merged = survivor;
-      if (Object.keys(values).length) {
-        merged = (await table.update(survivor, values, { description: 'merged' }))!;
-      } else {
-        // Nothing of the survivor changes, yet it was merged: its entry and event say so.
-        merged = { ...survivor, updated_at: await table.updateParts(survivor, { merged: dto.from }, {}) };
-      }
+      // With nothing of its own changed, the survivor was still merged: its entry and event say so.
+      const merged = Object.keys(values).length
+        ? (await table.update(survivor, values, { description: 'merged' }))!
+        : {
+            ...survivor,
+            updated_at: await table.updateParts(survivor, { merged: dto.from }, {}, { description: 'merged' }),
+          };
       const [record] = await this.customers.respond(tx, [merged]);
       const answer = new WithMeta(record, { merged: dto.from });
       await tx.keepAnswer(answer);

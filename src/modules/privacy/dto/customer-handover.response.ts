@@ -20,7 +20,7 @@ export class HandoverTreatmentGroup {
   treatment_group_id: number | null;
 }
 
-/** `data` of `GET /api/customers/export/{id}`: what the service holds about one customer. */
+/** `data` of `GET /api/customers/{id}/export`: what the service holds about one customer. */
 export class CustomerHandoverResponse {
   @ApiProperty({ type: CustomerResponse, description: 'The record as `GET /api/customers/{id}` answers it' })
   customer: CustomerResponse;

@@ -17,7 +17,7 @@ export class CustomerHandoverController {
 
   // Not `customers/:id/export`: beside `customers/imports/:id` that path is ambiguous (both match
   // `customers/imports/export`), which Redocly's recommended rules refuse (test/openapi.e2e-spec.ts).
-  @Get('customers/export/:id')
+  @Get('customers/:id/export')
   @RequirePermission('customers.view')
   @ApiIdParam('id')
   @ApiOperation({

@@ -15,6 +15,7 @@ import { DEFAULT_MATCH, isMatchMode } from '../../audience/rules/rule-grammar.js
 import { TreatmentAssignmentsService } from '../../audience/treatment-assignments.service.js';
 import { toCustomerResponse } from '../../customer/dto/customer.response.js';
 import { Customer } from '../../customer/entities/customer.entity.js';
+import { historyIds } from '../../customer/merge/merge-history.js';
 import { EVENT_SELECT, toFeedEvent, type EventRow } from '../../events/events.service.js';
 import { Campaign } from '../../marketing/entities/campaign.entity.js';
 import {
@@ -42,7 +43,7 @@ const EVENTS_RESOURCE_INDEX = 'events_tenant_id_resource_resource_id_id_index';
 type HistoryBranch = (subjectId: number, after: number, limit: number) => { sql: string; params: SqlValue[] };
 
 /**
- * `GET /api/customers/export/{id}`: what the service holds about one customer (GDPR Art. 15 and
+ * `GET /api/customers/{id}/export`: what the service holds about one customer (GDPR Art. 15 and
  * 20), as one JSON document in the success envelope: the record, the audiences that select it,
  * its treatment group in every campaign, and its whole history in the activity log and the change
  * feed. Streamed: each part is read in batches, each batch only when the client has taken the
@@ -64,21 +65,13 @@ export class CustomerHandoverService {
     const reads = this.tables.read(auth);
     const customer = await reads.table(Customer).findById(customerId);
     if (!customer) throw new RecordNotFound('customer');
-    const subjectIds = await this.subjectIds(reads, customer);
+    const subjectIds = await historyIds(reads, customer.id);
     // As a feed read does: the events of every write committed before now are numbered, so they are read.
     await this.sequencer.catchUp();
     return Readable.from(this.document(reads, customer, subjectIds), {
       objectMode: false,
       highWaterMark: 64 * 1024,
     });
-  }
-
-  /**
-   * The ids the customer's history is recorded under (the activity log's `subject_id`, the change
-   * feed's `resource_id`): for now its own id alone.
-   */
-  async subjectIds(_reads: TenantReads, customer: Customer): Promise<number[]> {
-    return [customer.id];
   }
 
   private async *document(reads: TenantReads, customer: Customer, subjectIds: number[]): AsyncGenerator<string> {
