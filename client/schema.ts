@@ -1434,6 +1434,11 @@ export interface components {
             attributes: {
                 [key: string]: unknown;
             };
+            /**
+             * @description Present on an erased customer's entries: their values are gone (attributes empty, old null)
+             * @enum {boolean}
+             */
+            erased?: true;
             old: {
                 [key: string]: unknown;
             } | null;

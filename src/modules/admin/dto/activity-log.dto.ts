@@ -23,6 +23,12 @@ export class ActivityLogQueryDto extends ListQueryDto {
 class ActivityProperties {
   @ApiProperty({ type: 'object', additionalProperties: true }) attributes: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true }) old: Record<string, unknown> | null;
+  @ApiProperty({
+    required: false,
+    enum: [true],
+    description: "Present on an erased customer's entries: their values are gone (attributes empty, old null)",
+  })
+  erased?: true;
 }
 
 export class ActivityLogResponse {
@@ -45,7 +51,7 @@ export class ActivityLogResponse {
 }
 
 export function toActivityLogResponse(entry: ActivityLog): ActivityLogResponse {
-  const properties = entry.properties ? (JSON.parse(entry.properties) as Partial<ActivityProperties>) : {};
+  const properties: Partial<ActivityProperties> = entry.properties ? JSON.parse(entry.properties) : {};
   return {
     id: entry.id,
     log_name: entry.log_name,
@@ -55,7 +61,10 @@ export function toActivityLogResponse(entry: ActivityLog): ActivityLogResponse {
     event: entry.event,
     causer_type: entry.causer_type,
     causer_id: entry.causer_id,
-    properties: { attributes: properties.attributes ?? {}, old: properties.old ?? null },
+    properties: Object.assign(
+      { attributes: properties.attributes ?? {}, old: properties.old ?? null },
+      properties.erased ? { erased: true as const } : {},
+    ),
     batch_uuid: entry.batch_uuid,
     created_at: toIso(entry.created_at),
   };
