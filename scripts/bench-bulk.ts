@@ -4,13 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+import type { AppConfig } from '../src/common/config/app-config.js';
+import { SuppressionList } from '../src/modules/customer/suppression/suppression-list.js';
 import { call, startService, type ServiceUnderTest } from './perf/service-under-test.js';
 
 /**
  * `npm run bench:bulk` (docs/bulk-data.md), on a fresh MariaDB database with the built service:
  * 1. --customers customers through POST /api/customers/batch, 1,000 per call, from one client
  *    keeping --in-flight calls open;
- * 2. a CSV of --rows rows (about 100 bytes a row) from upload to `completed`, into a second tenant;
+ * 2. a CSV of --rows rows (about 100 bytes a row) from upload to `completed`, into a second tenant
+ *    whose suppression list holds --suppressions e-mail addresses of the file (evenly spread: those
+ *    rows fail, as an erased person's would);
  * 3. GET /api/customers/export of the first tenant's customers (CSV).
  * For each: seconds, rows per second, the service's CPU seconds and its largest RSS (sampled every
  * 100 ms). The service runs with `--max-old-space-size=<--max-old-space>` (0: none), as the README
@@ -22,6 +26,7 @@ const { values: args } = parseArgs({
     customers: { type: 'string', default: '1000000' },
     rows: { type: 'string', default: '1000000' },
     'in-flight': { type: 'string', default: '2' },
+    suppressions: { type: 'string', default: '10000' },
     // V8 collects garbage lazily: without a cap the import's RSS climbs to ~350 MB on a live heap of ~40 MB.
     'max-old-space': { type: 'string', default: '160' },
   },
@@ -170,6 +175,33 @@ async function exportAll(service: ServiceUnderTest): Promise<number> {
   return lines - 1;
 }
 
+/**
+ * Puts `count` e-mail addresses of the import file (every rows/count-th row's) on the tenant's
+ * suppression list, hashed as the service hashes them. Answers how many rows they suppress.
+ */
+async function suppress(service: ServiceUnderTest, tenantId: number, rows: number, count: number): Promise<number> {
+  if (count === 0) return 0;
+  const list = new SuppressionList({ suppressionKey: service.suppressionKey } as AppConfig);
+  const step = Math.floor(rows / count);
+  const now = new Date();
+  for (let start = 0; start < count; start += 1000) {
+    const values: unknown[] = [];
+    const end = Math.min(start + 1000, count);
+    for (let n = start; n < end; n++) {
+      values.push(tenantId, 'email', list.hash(tenantId, 'email', `imp${n * step}@example.com`), now, now);
+    }
+    await service.sql(
+      `INSERT INTO customer_suppressions (tenant_id, kind, value_hash, created_at, updated_at)
+       VALUES ${Array(end - start)
+         .fill('(?, ?, ?, ?, ?)')
+         .join(', ')}`,
+      values,
+    );
+  }
+  console.log(`suppression list: ${count} e-mail addresses of the file`);
+  return count;
+}
+
 async function main(): Promise<void> {
   const customers = Number(args.customers);
   const rows = Number(args.rows);
@@ -187,6 +219,7 @@ async function main(): Promise<void> {
     const tenant = await call<{ id: number }>(service, 'POST', '/admin/tenants', {
       name: `Import bench ${Date.now()}`,
     });
+    const suppressed = await suppress(service, tenant.id, rows, Number(args.suppressions));
     const file = join(dir, 'customers.csv');
     await writeCsv(file, rows);
     console.log(`csv: ${rows} rows, ${Math.round(statSync(file).size / 1e6)} MB`);
@@ -198,7 +231,9 @@ async function main(): Promise<void> {
       }),
     );
     console.log(`import job: ${JSON.stringify(job)}`);
-    if (job.status !== 'completed' || job.created !== rows) throw new Error('the import did not create every row');
+    if (job.status !== 'completed' || job.created !== rows - suppressed || job.failed !== suppressed) {
+      throw new Error('the import did not create every row but the suppressed ones');
+    }
 
     let exported = 0;
     results.push(

@@ -18,6 +18,8 @@ export interface ServiceUnderTest {
   cpuSeconds(): number;
   /** Resident memory of the service, in MB. */
   rssMb(): number;
+  /** The service's SUPPRESSION_KEY (a bench that seeds the suppression list hashes with it). */
+  suppressionKey: string;
   /** Runs SQL on the service's database (seeding). */
   sql(statement: string, params?: unknown[]): Promise<unknown>;
   stop(): Promise<void>;
@@ -54,6 +56,7 @@ export async function startService(options: StartOptions): Promise<ServiceUnderT
   url.pathname = `/${database}`;
   const port = 30000 + Math.floor(Math.random() * 20000);
   const storage = mkdtempSync(join(tmpdir(), 'bench-storage-'));
+  const suppressionKey = randomBytes(24).toString('hex');
   const child: ChildProcess = spawn(
     process.execPath,
     [...productionNodeFlags(), ...(options.nodeFlags ?? []), resolve('dist/src/main.js')],
@@ -66,6 +69,7 @@ export async function startService(options: StartOptions): Promise<ServiceUnderT
         ADMIN_EMAIL: ADMIN.email,
         ADMIN_PASSWORD: ADMIN.password,
         JWT_SECRET: randomBytes(24).toString('hex'),
+        SUPPRESSION_KEY: suppressionKey,
         NODE_ENV: 'production',
         STORAGE_DIR: storage,
         DATA_DIR: storage,
@@ -97,6 +101,7 @@ export async function startService(options: StartOptions): Promise<ServiceUnderT
     base,
     pid,
     authorization: `Bearer ${login.data.token}`,
+    suppressionKey,
     cpuSeconds: () => {
       const stat = procStat(pid);
       return (Number(stat[11]) + Number(stat[12])) / CLOCK_TICKS;
