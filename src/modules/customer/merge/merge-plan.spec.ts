@@ -76,9 +76,19 @@ describe('mergedAttributes', () => {
 
   it('treats an empty survivor as an empty object and text that is no object as a whole field', () => {
     expect(mergedAttributes(null, ['{"a":1}'], 'target')).toBe('{"a":1}');
-    expect(mergedAttributes('', ['[1,2]', '{"a":1}'], 'target')).toBe('{"a":1}');
+    expect(mergedAttributes('', ['[1,2]', '{"a":1}'], 'target')).toBe('[1,2]');
+    expect(mergedAttributes(null, ['', '"vip"'], 'target')).toBe('"vip"');
+    expect(mergedAttributes('', [null, '{"a":1}', '[1]', '{"b":2}'], 'target')).toBe('{"a":1,"b":2}');
     expect(mergedAttributes('[1]', ['{"a":1}'], 'target')).toBe('[1]');
     expect(mergedAttributes('[1]', ['{"a":1}'], 'source')).toBe('{"a":1}');
+  });
+
+  it('takes keys named like members of every object as keys', () => {
+    const source = '{"constructor":"ACME","toString":"x","__proto__":{"a":1},"plain":true}';
+    expect(JSON.parse(mergedAttributes('{"tier":"gold"}', [source], 'target')!)).toEqual(
+      JSON.parse('{"tier":"gold","constructor":"ACME","toString":"x","__proto__":{"a":1},"plain":true}'),
+    );
+    expect(mergedAttributes(null, ['{"constructor":"ACME"}'], 'target')).toBe('{"constructor":"ACME"}');
   });
 
   it('never loses a key of the survivor, and takes every key only the sources have', () => {

@@ -45,10 +45,14 @@ export function mergedAttributes(
   sources: readonly (string | null)[],
   prefer: MergePreference,
 ): string | null {
+  const first = sources.find((text) => !isEmpty(text));
+  if (isEmpty(survivor) && first !== undefined && asObject(first) === undefined) {
+    // An empty survivor takes the first source's value; when that is no object, as a whole.
+    return first;
+  }
   const base = isEmpty(survivor) ? {} : asObject(survivor!);
   if (base === undefined) {
     // The survivor's attributes are no object: the field is not empty, so only `source` replaces it.
-    const first = sources.find((text) => !isEmpty(text));
     return prefer === 'source' && first !== undefined ? first : survivor;
   }
   const merged: Record<string, unknown> = { ...base };
@@ -60,8 +64,10 @@ export function mergedAttributes(
     for (const [key, value] of Object.entries(source)) {
       if (isEmpty(value) || decided.has(key)) continue;
       decided.add(key);
-      if ((isEmpty(base[key]) || prefer === 'source') && !sameJson(base[key], value)) {
-        merged[key] = value;
+      // Own keys only: `constructor` or `__proto__` is a key like any other.
+      const current = Object.hasOwn(base, key) ? base[key] : undefined;
+      if ((isEmpty(current) || prefer === 'source') && !sameJson(current, value)) {
+        Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
         changed = true;
       }
     }
