@@ -45,7 +45,7 @@ export function mergedAttributes(
   sources: readonly (string | null)[],
   prefer: MergePreference,
 ): string | null {
-  const first = sources.find((text) => !isEmpty(text));
+  const first = sources.find((text): text is string => !isEmpty(text));
   if (isEmpty(survivor) && first !== undefined && asObject(first) === undefined) {
     // An empty survivor takes the first source's value; when that is no object, as a whole.
     return first;
