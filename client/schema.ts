@@ -1176,6 +1176,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's plan and what it uses: today's API calls and its record counts
+         * @description Every signed-in user, for their own tenant (a super-admin: another with `X-Tenant-ID`). This call is not counted against the daily quota. A limit of null is unlimited.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user": {
         parameters: {
             query?: never;
@@ -1442,6 +1462,17 @@ export interface components {
             old: {
                 [key: string]: unknown;
             } | null;
+        };
+        ApiCallsUsage: {
+            /** @description The daily quota; null: unlimited */
+            limit: number | null;
+            /**
+             * Format: date-time
+             * @description When the count starts again: the next 00:00 UTC
+             */
+            resets_at: string;
+            /** @description Authenticated calls of the tenant today (UTC), this one not included */
+            used: number;
         };
         AssignmentGroupResponse: {
             allocation_percentage: number;
@@ -2272,6 +2303,18 @@ export interface components {
              */
             status: "draft" | "active" | "inactive";
         };
+        RecordUsage: {
+            /** @description Records the tenant holds now */
+            count: number;
+            /** @description The cap; null: unlimited */
+            limit: number | null;
+        };
+        RecordsUsage: {
+            audiences: components["schemas"]["RecordUsage"];
+            campaigns: components["schemas"]["RecordUsage"];
+            customers: components["schemas"]["RecordUsage"];
+            webhooks: components["schemas"]["RecordUsage"];
+        };
         ReplayDto: {
             /**
              * @description YYYY-MM-DD or an ISO 8601 date-time
@@ -2386,8 +2429,29 @@ export interface components {
             description?: string | null;
             /** @description false locks every user of the tenant out */
             is_active?: boolean;
+            /** @description The plan: each limit a positive integer, or null for unlimited; a limit not sent stays as it is */
+            limits?: components["schemas"]["TenantLimitsDto"];
             /** @example Acme */
             name: string;
+        };
+        TenantLimitsDto: {
+            /** @description Authenticated API calls per UTC day (429 beyond) */
+            api_calls_per_day?: number | null;
+            /** @description Audiences the tenant may hold */
+            audiences?: number | null;
+            /** @description Campaigns the tenant may hold */
+            campaigns?: number | null;
+            /** @description Customers the tenant may hold (403 on a create beyond) */
+            customers?: number | null;
+            /** @description Webhook endpoints the tenant may hold */
+            webhooks?: number | null;
+        };
+        TenantLimitsResponse: {
+            api_calls_per_day: number | null;
+            audiences: number | null;
+            campaigns: number | null;
+            customers: number | null;
+            webhooks: number | null;
         };
         TenantResponse: {
             /** Format: date-time */
@@ -2395,6 +2459,8 @@ export interface components {
             description: string | null;
             id: number;
             is_active: boolean;
+            /** @description The plan (null: unlimited) */
+            limits: components["schemas"]["TenantLimitsResponse"];
             name: string;
             /** Format: date-time */
             updated_at: string | null;
@@ -2472,6 +2538,10 @@ export interface components {
              *     ]
              */
             roles?: string[];
+        };
+        UsageResponse: {
+            api_calls: components["schemas"]["ApiCallsUsage"];
+            records: components["schemas"]["RecordsUsage"];
         };
         UserResponse: {
             /** Format: date-time */
@@ -21160,6 +21230,123 @@ export interface operations {
             };
             /** @description Precondition Failed: the record changed since the client read it (If-Match) */
             412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["UsageResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description X-Tenant-ID (super-admin) names no tenant */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

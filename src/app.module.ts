@@ -14,7 +14,10 @@ import { MailModule } from './modules/mail/mail.module.js';
 import { MarketingModule } from './modules/marketing/marketing.module.js';
 import { PrivacyModule } from './modules/privacy/privacy.module.js';
 import { ValidationModule } from './modules/validation/validation.module.js';
-import { CampaignAudience, SubAudience } from './modules/audience/entities/audience.entity.js';
+import { Audience, CampaignAudience, SubAudience } from './modules/audience/entities/audience.entity.js';
+import { Customer } from './modules/customer/entities/customer.entity.js';
+import { Webhook } from './modules/webhooks/entities/webhook.entity.js';
+import { COUNTED_TABLES, type CountedTable } from './common/usage/record-caps.js';
 import { CampaignDestination } from './modules/destination/entities/destination.entity.js';
 import { Campaign } from './modules/marketing/entities/campaign.entity.js';
 import { ValidationRule } from './modules/validation/entities/validation-rule.entity.js';
@@ -43,12 +46,25 @@ const DELETION_EFFECT_LIST: DeletionEffect[] = [
   { of: ValidationRule, entity: CampaignValidationRule, column: 'validation_rule_id', action: 'remove' },
 ];
 
+/** The records a tenant's plan caps, by the name its limits give them (RecordCaps). */
+const COUNTED_TABLE_LIST: CountedTable[] = [
+  { entity: Customer, resource: 'customers' },
+  { entity: Audience, resource: 'audiences' },
+  { entity: Campaign, resource: 'campaigns' },
+  { entity: Webhook, resource: 'webhooks' },
+];
+
+/** What modules' records mean to each other, declared once here: deletion effects and the plan's counted tables. */
 @Global()
 @Module({
-  providers: [{ provide: DELETION_EFFECTS, useValue: DELETION_EFFECT_LIST }, DeletionEffects],
-  exports: [DeletionEffects],
+  providers: [
+    { provide: DELETION_EFFECTS, useValue: DELETION_EFFECT_LIST },
+    DeletionEffects,
+    { provide: COUNTED_TABLES, useValue: COUNTED_TABLE_LIST },
+  ],
+  exports: [DeletionEffects, COUNTED_TABLES],
 })
-export class DeletionEffectsModule {}
+export class CrossModuleRulesModule {}
 
 /** The application: every module, composed once (main.ts and the tests build it through app.factory.ts). */
 @Module({})
@@ -59,7 +75,7 @@ export class AppModule {
       imports: [
         CommonModule.forRoot(config),
         DatabaseModule,
-        DeletionEffectsModule,
+        CrossModuleRulesModule,
         AuthModule,
         AdminModule,
         DiagnosticsModule,

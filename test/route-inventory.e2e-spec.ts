@@ -96,6 +96,7 @@ const EXPECTED: Record<string, string> = {
   'GET /api/tables': 'public',
   'GET /api/treatment-groups/{id}': 'marketing.view',
   'GET /api/user': 'signed-in',
+  'GET /api/usage': 'signed-in',
   'GET /api/user/tokens': 'signed-in',
   'GET /api/validation-rules': 'validation-rules.view',
   'GET /api/validation-rules/{id}': 'validation-rules.view',

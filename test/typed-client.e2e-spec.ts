@@ -131,6 +131,7 @@ describe('the typed client (client/: openapi-typescript + openapi-fetch)', () =>
       ok('Admin: activity log', await api.GET('/api/admin/activity-log'));
       ok('Events', await api.GET('/api/events', { params: { query: { types: 'customer.created', limit: 10 } } }));
       ok('Webhooks', await api.GET('/api/webhooks'));
+      ok('Usage', await api.GET('/api/usage'));
 
       // Errors come back typed too: a 422 names its fields.
       const mail = await api.POST('/api/send-email', { body: { to: 'not-an-email', subject: 'Hi', content: 'Hello' } });

@@ -17,12 +17,14 @@ import { EventRedaction } from './events/event-redaction.js';
 import { EventSequencer } from './events/event-sequencer.js';
 import { CHANGE_RECORDERS, Tables } from './persistence/tables.js';
 import { TenantGuard } from './tenancy/tenant.guard.js';
+import { DailyQuota, QuotaGuard } from './usage/daily-quota.js';
+import { RecordCaps } from './usage/record-caps.js';
 import { ApiThrottlerGuard } from './throttling/api-throttler.guard.js';
 import { ThrottlingModule } from './throttling/throttling.module.js';
 
 /**
  * The request pipeline, registered once: caller identified → rate limit → 401/403 → body errors →
- * tenant context → Idempotency-Key claim (guards run in this order) → validation pipe → controller; the envelope is a
+ * tenant context → daily quota → Idempotency-Key claim (guards run in this order) → validation pipe → controller; the envelope is a
  * fastify hook (app.factory.ts); any throw → one filter.
  */
 @Global()
@@ -47,6 +49,7 @@ export class CommonModule {
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_GUARD, useClass: TenantGuard },
+        { provide: APP_GUARD, useClass: QuotaGuard },
         { provide: APP_GUARD, useClass: IdempotencyGuard },
         { provide: APP_PIPE, useFactory: createInputPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
@@ -57,7 +60,14 @@ export class CommonModule {
         EventSequencer,
         EventRedaction,
         ChangeFeed,
-        { provide: CHANGE_RECORDERS, useFactory: (feed: ChangeFeed) => [feed], inject: [ChangeFeed] },
+        RecordCaps,
+        DailyQuota,
+        // The caps first: a threshold they announce is published by the feed with the write.
+        {
+          provide: CHANGE_RECORDERS,
+          useFactory: (caps: RecordCaps, feed: ChangeFeed) => [caps, feed],
+          inject: [RecordCaps, ChangeFeed],
+        },
         Tables,
       ],
       exports: [
@@ -68,6 +78,8 @@ export class CommonModule {
         EventCatalog,
         EventSequencer,
         EventRedaction,
+        RecordCaps,
+        DailyQuota,
         ThrottlingModule,
       ],
     };

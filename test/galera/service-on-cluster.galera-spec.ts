@@ -177,6 +177,47 @@ describe('the service on a 3-node Galera cluster', () => {
     expect(accepted.every((n) => n === 1)).toBe(true);
   });
 
+  it("holds a tenant's customer cap exactly when twenty creates race through the three instances", async () => {
+    const tenant = (await as(0).get('/api/user').expect(200)).body.data.tenant_id as number;
+    const { name } = (await as(0).get(`/api/admin/tenants/${tenant}`).expect(200)).body.data;
+    const rounds: number[] = [];
+    try {
+      for (let round = 0; round < 5; round++) {
+        const { count } = (
+          await as(round % 3)
+            .get('/api/usage')
+            .expect(200)
+        ).body.data.records.customers;
+        // One place left.
+        await as(0)
+          .put(`/api/admin/tenants/${tenant}`, { name, limits: { customers: count + 1 } })
+          .expect(200);
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => as(i % 3).post('/api/customers', { first_name: `Cap ${round} ${i}` })),
+        );
+        expect(answers.map((a) => a.status).filter((s) => s !== 201 && s !== 403)).toEqual([]);
+        rounds.push(answers.filter((a) => a.status === 201).length);
+        const [row] = await onNode<{ n: number }>(
+          (round % 3) + 1,
+          'SELECT COUNT(*) AS n FROM customers WHERE tenant_id = ?',
+          [tenant],
+        );
+        expect(Number(row.n)).toBe(count + 1);
+        expect(
+          (
+            await as((round + 1) % 3)
+              .get('/api/usage')
+              .expect(200)
+          ).body.data.records.customers.count,
+        ).toBe(count + 1);
+      }
+    } finally {
+      await as(0).put(`/api/admin/tenants/${tenant}`, { name, limits: { customers: null } });
+    }
+    figures.capRaces = { rounds: rounds.length, createdPerRound: [...new Set(rounds)] };
+    expect(rounds.every((n) => n === 1)).toBe(true);
+  });
+
   it('delivers every event to a webhook once or more, whichever instance wrote it and whichever delivers', async () => {
     const seen = new Map<string, number>();
     const receiver = createServer((req, res) => {

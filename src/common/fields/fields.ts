@@ -438,6 +438,21 @@ export function NestedArrayField(type: () => new () => object, options: FieldOpt
   return applyDecorators(...rules, doc(options, { type: type(), isArray: true }));
 }
 
+/** One nested object, validated by its own class; errors keyed `field.member`. */
+export function NestedField(type: () => new () => object, options: FieldOptions = {}) {
+  return applyDecorators(
+    ...presence(options),
+    registerRule(
+      'isObject',
+      (value) => value !== null && typeof value === 'object' && !Array.isArray(value),
+      (f) => `The ${f} field must be an object.`,
+    ),
+    ValidateNested(),
+    Type(type),
+    doc(options, { type: type() }),
+  );
+}
+
 /** An array of strings. */
 export function StringArrayField(options: FieldOptions & { max?: number } = {}) {
   return applyDecorators(

@@ -29,5 +29,7 @@ declare module 'fastify' {
     idempotent?: boolean;
     /** The one media type the route takes as a stream, handed to the handler unread (StreamedBody). */
     streamedBody?: string;
+    /** Not a call of the daily API quota (NotCounted: `GET /api/usage`, which shows it). */
+    notCounted?: boolean;
   }
 }

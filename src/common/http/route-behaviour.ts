@@ -32,3 +32,6 @@ export const ConditionalRequests = () =>
  */
 export const IdempotentReplays = () =>
   applyDecorators(RouteSettings({ idempotent: true }), ApiExtension(IDEMPOTENT_EXTENSION, true));
+
+/** A call that does not count against the tenant's daily API quota (DailyQuota): `GET /api/usage`. */
+export const NotCounted = () => RouteSettings({ notCounted: true });

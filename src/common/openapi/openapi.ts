@@ -244,6 +244,7 @@ export const TAG_ORDER: [string, string][] = [
   ['Mail', 'Sending e-mail'],
   ['Events', 'The change feed: every change of every record, in order'],
   ['Webhooks', 'Endpoints that receive the change feed, and their delivery log'],
+  ['Usage', "The tenant's plan and what it uses"],
   ['Admin: users', "Users of the caller's tenant"],
   ['Admin: tenants', 'Tenants (super-admin)'],
   ['Admin: roles and permissions', 'Roles and the permissions they grant'],

@@ -11,6 +11,8 @@ export interface RecordedWrite {
   announcements: readonly Announcement[];
   /** The tables of a tenant as this transaction sees them (read only). */
   readsOf(tenantId: number): TenantReads;
+  /** Publishes an event with this write (a recorder that runs before the change feed: usage thresholds). */
+  announce(announcement: Announcement): void;
 }
 
 /** What else a write's changes are recorded as, before its transaction commits (the change feed). */
@@ -71,6 +73,7 @@ export class Journal implements ChangeLog {
       changes: this.changes,
       announcements: this.announcements,
       readsOf,
+      announce: (announcement) => this.announce(announcement),
     };
     for (const recorder of this.recorders) await recorder.record(write);
   }

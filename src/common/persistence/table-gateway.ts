@@ -1,4 +1,5 @@
 import { loggable, type ActivityEvent, type Attributes } from '../activity/activity-log.writer.js';
+import type { FieldErrors } from '../http/api-exception.js';
 import type { PageMeta } from '../http/page.js';
 import { wholeSecondNow } from './columns.js';
 import type { Sql, SqlValue } from './database.js';
@@ -352,7 +353,12 @@ export abstract class TableGateway<E extends { id: number }> {
    */
   async upsertMany(
     rows: readonly UpsertRow<E>[],
-    options: BulkOptions & { key: keyof E & string; attempt: number },
+    options: BulkOptions & {
+      key: keyof E & string;
+      attempt: number;
+      /** At most this many rows are created (a plan's cap); the later ones fail with `refusal`. */
+      creates?: { max: number; refusal: FieldErrors };
+    },
   ): Promise<UpsertOutcome[]> {
     this.writes();
     const { key } = options;
@@ -381,6 +387,11 @@ export abstract class TableGateway<E extends { id: number }> {
       }
       updates.push(i);
     });
+    if (options.creates && creates.length > options.creates.max) {
+      for (const i of creates.splice(options.creates.max)) {
+        outcomes[i] = { status: 'failed', errors: options.creates.refusal };
+      }
+    }
     let created: E[];
     try {
       created = await this.insertMany(

@@ -18,25 +18,33 @@ import {
 } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/** One limit as it stands for a request: its quota and window, what is left, and when it resets (seconds). */
+export interface LimitState {
+  policy: string;
+  limit: number;
+  windowSeconds: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+const reported = new WeakMap<FastifyReply, LimitState[]>();
+
 /**
- * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=60;w=60`
- * names each limit that applies (quota, window in seconds) and `RateLimit: "default";r=59;t=42` tells
- * what is left of it and in how many seconds it resets. A route under two limiters lists both.
+ * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy` names every
+ * limit that applies (`"default";q=60;w=60, "daily";q=10000;w=86400`: quota, window in seconds);
+ * `RateLimit` tells what is left of the one closest to its limit (`"default";r=59;t=42`: remaining,
+ * seconds to its reset). Each limiter reports its limit here; the fields are rewritten each time.
  */
-export function addDraftRateLimit(
-  reply: FastifyReply,
-  policy: string,
-  limit: number,
-  windowSeconds: number,
-  remaining: number,
-  resetSeconds: number,
-): void {
-  const append = (name: string, item: string) => {
-    const existing = reply.getHeader(name);
-    reply.header(name, existing ? `${String(existing)}, ${item}` : item);
-  };
-  append('ratelimit-policy', `"${policy}";q=${limit};w=${windowSeconds}`);
-  append('ratelimit', `"${policy}";r=${Math.max(0, remaining)};t=${Math.max(0, Math.ceil(resetSeconds))}`);
+export function addDraftRateLimit(reply: FastifyReply, state: LimitState): void {
+  const states = reported.get(reply) ?? [];
+  states.push(state);
+  reported.set(reply, states);
+  reply.header('ratelimit-policy', states.map((s) => `"${s.policy}";q=${s.limit};w=${s.windowSeconds}`).join(', '));
+  const closest = states.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a));
+  reply.header(
+    'ratelimit',
+    `"${closest.policy}";r=${Math.max(0, closest.remaining)};t=${Math.max(0, Math.ceil(closest.resetSeconds))}`,
+  );
 }
 
 /** A throttler as it applies to one route: its decorators' overrides merged with the module's settings. */
@@ -99,7 +107,13 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     res.header(`${this.headerPrefix}-Limit${suffix}`, limit);
     res.header(`${this.headerPrefix}-Remaining${suffix}`, remaining);
     res.header(`${this.headerPrefix}-Reset${suffix}`, record.timeToExpire);
-    addDraftRateLimit(res, name, limit, Math.ceil(ttl / 1000), remaining, record.timeToExpire);
+    addDraftRateLimit(res, {
+      policy: name,
+      limit,
+      windowSeconds: Math.ceil(ttl / 1000),
+      remaining,
+      resetSeconds: record.timeToExpire,
+    });
     return true;
   }
 
@@ -109,7 +123,13 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     res.header('x-ratelimit-remaining', '0');
     res.header('retry-after', String(Math.max(1, detail.timeToBlockExpire)));
     const name = detail.key.slice(0, detail.key.indexOf(':')) || 'default';
-    addDraftRateLimit(res, name, detail.limit, Math.ceil(detail.ttl / 1000), 0, Math.max(1, detail.timeToBlockExpire));
+    addDraftRateLimit(res, {
+      policy: name,
+      limit: detail.limit,
+      windowSeconds: Math.ceil(detail.ttl / 1000),
+      remaining: 0,
+      resetSeconds: Math.max(1, detail.timeToBlockExpire),
+    });
     return super.throwThrottlingException(context, detail);
   }
 

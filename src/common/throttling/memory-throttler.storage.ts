@@ -42,6 +42,12 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     return { totalHits: window.hits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
   }
 
+  /** A key's hits in its current window, without counting one (0 when it has none). */
+  peek(key: string, now = Date.now()): number {
+    const window = this.windows.get(key);
+    return window && window.expiresAt > now ? window.hits : 0;
+  }
+
   /** Removes a key's hits in its current window and returns them (0 when it has none). */
   take(key: string, now = Date.now()): number {
     const window = this.windows.get(key);

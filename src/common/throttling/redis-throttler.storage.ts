@@ -86,6 +86,17 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     }
   }
 
+  /** A key's hits in its current window, without counting one: the shared count and any not yet added to it. */
+  async peek(key: string): Promise<number> {
+    const pending = this.fallback.peek(key);
+    if (this.redis.status !== 'ready') return pending;
+    try {
+      return Number((await this.redis.get(this.prefix + key)) ?? 0) + pending;
+    } catch {
+      return pending;
+    }
+  }
+
   async close(): Promise<void> {
     this.fallback.close();
     this.redis.removeAllListeners('close');

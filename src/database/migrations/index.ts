@@ -13,6 +13,7 @@ import { AddCampaignsSelectionVersion1764700000000 } from './1764700000000-add-c
 import { CreateChangeFeedTables1764800000000 } from './1764800000000-create-change-feed-tables.js';
 import { CreateWebhookTables1764900000000 } from './1764900000000-create-webhook-tables.js';
 import { CreateCustomerLifecycleTables1765000000000 } from './1765000000000-create-customer-lifecycle-tables.js';
+import { AddTenantLimitsAndUsage1765100000000 } from './1765100000000-add-tenant-limits-and-usage.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   CreateChangeFeedTables1764800000000,
   CreateWebhookTables1764900000000,
   CreateCustomerLifecycleTables1765000000000,
+  AddTenantLimitsAndUsage1765100000000,
 ];

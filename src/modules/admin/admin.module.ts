@@ -9,11 +9,13 @@ import { TenantsController } from './tenants.controller.js';
 import { TenantsService } from './tenants.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersService } from './users.service.js';
+import { UsageController } from './usage.controller.js';
+import { UsageService } from './usage.service.js';
 
-/** Users, tenants, roles and permissions, and the activity log. */
+/** Users, tenants (and their plans' usage), roles and permissions, and the activity log. */
 @Module({
   imports: [AuthModule],
-  controllers: [UsersController, TenantsController, RolesController, ActivityLogController],
-  providers: [UsersService, TenantsService, RolesService, ActivityLogService, RoleAssignments],
+  controllers: [UsersController, TenantsController, RolesController, ActivityLogController, UsageController],
+  providers: [UsersService, TenantsService, RolesService, ActivityLogService, RoleAssignments, UsageService],
 })
 export class AdminModule {}

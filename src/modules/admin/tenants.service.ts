@@ -11,7 +11,13 @@ import { Tables, type ReadableTable, type TenantTx } from '../../common/persiste
 import { User } from '../auth/entities/user.entity.js';
 import { AccessTokenService } from '../auth/access-token.service.js';
 import { Tenant } from '../auth/entities/tenant.entity.js';
-import { toTenantResponse, type TenantDto, type TenantListQueryDto, type TenantResponse } from './dto/tenant.dto.js';
+import {
+  limitColumns,
+  toTenantResponse,
+  type TenantDto,
+  type TenantListQueryDto,
+  type TenantResponse,
+} from './dto/tenant.dto.js';
 
 const SORTS = { name: 'string', created_at: 'date' } as const;
 
@@ -43,7 +49,12 @@ export class TenantsService {
     const tenant = await this.tables.write(auth, async (tx) => {
       const tenants = this.tenants(tx);
       await this.assertNameFree(tenants, dto.name);
-      return tenants.insert({ name: dto.name, description: dto.description ?? null, is_active: dto.is_active ?? true });
+      return tenants.insert({
+        name: dto.name,
+        description: dto.description ?? null,
+        is_active: dto.is_active ?? true,
+        ...limitColumns(dto.limits),
+      });
     });
     return toTenantResponse(tenant);
   }
@@ -62,6 +73,7 @@ export class TenantsService {
         name: dto.name,
         ...(dto.description !== undefined ? { description: dto.description } : {}),
         ...(dto.is_active !== undefined ? { is_active: dto.is_active } : {}),
+        ...limitColumns(dto.limits),
       });
       if (!updated) throw new RecordNotFound('tenant');
       if (deactivating) await this.tokens.revokeAllOfTenant(bookkeeping, tenant.id);

@@ -19,6 +19,7 @@ export interface Schema {
   items?: Schema;
   oneOf?: Schema[];
   anyOf?: Schema[];
+  allOf?: Schema[];
   $ref?: string;
 }
 
@@ -54,6 +55,11 @@ export function resolveSchema(document: Document, schema: Schema | undefined): S
     if (!target) throw new Error(`unknown schema ${schema.$ref}`);
     const { $ref: _ref, ...rest } = schema;
     return resolveSchema(document, { ...target, ...rest });
+  }
+  // A described reference (`allOf: [$ref]` beside a description: a nested object) is that schema.
+  if (schema.allOf?.length === 1) {
+    const { allOf, ...rest } = schema;
+    return resolveSchema(document, { ...allOf[0], ...rest });
   }
   const out: Schema = { ...schema };
   if (schema.properties) {

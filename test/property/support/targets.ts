@@ -426,6 +426,23 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
       read: byId((id) => `/api/validation-rules/${id}`),
     };
   },
+  mergeCustomers: async (ctx) => {
+    const survivor = await make(ctx, '/api/customers', { first_name: 'Survivor' });
+    const sources = [
+      await make(ctx, '/api/customers', { last_name: 'Source', attributes: '{"tier":"gold"}' }),
+      await make(ctx, '/api/customers', { email: `source-${unique()}@example.com` }),
+    ];
+    // A merge consumes its sources: a later valid body finds them gone (422), which changes nothing.
+    return {
+      path: `/api/customers/${survivor.id}/merge`,
+      list: '/api/customers',
+      choices: { from: [sources.map((source) => source.id), [sources[0].id]] },
+    };
+  },
+  eraseCustomer: async (ctx) => {
+    const customer = await make(ctx, '/api/customers', { email: `erase-${unique()}@example.com` });
+    return { path: `/api/customers/${customer.id}/erase`, list: '/api/customers' };
+  },
   createWebhook: async () => ({
     path: '/api/webhooks',
     list: '/api/webhooks',

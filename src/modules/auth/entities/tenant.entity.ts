@@ -1,6 +1,8 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../../common/persistence/columns.js';
+import { ForeignIdColumn, IdColumn, Timestamped } from '../../../common/persistence/columns.js';
 import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
+
+const limit = () => ForeignIdColumn({ nullable: true });
 
 @Entity('tenants')
 export class Tenant extends Timestamped {
@@ -18,4 +20,20 @@ export class Tenant extends Timestamped {
 
   @Column({ type: 'boolean', default: true })
   is_active: boolean;
+
+  // The plan's limits (docs/plans-and-usage.md): null is unlimited.
+  @limit()
+  limit_api_calls_per_day: number | null;
+
+  @limit()
+  limit_customers: number | null;
+
+  @limit()
+  limit_audiences: number | null;
+
+  @limit()
+  limit_campaigns: number | null;
+
+  @limit()
+  limit_webhooks: number | null;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { Page } from '../../../common/http/page.js';
 import { Tables } from '../../../common/persistence/tables.js';
+import { RecordCaps } from '../../../common/usage/record-caps.js';
 import type { UpsertOutcome, UpsertRow } from '../../../common/persistence/upsert-plan.js';
 import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
 import { Customer } from '../entities/customer.entity.js';
@@ -10,13 +11,15 @@ import { checkCustomerItem } from './customer-input.js';
 
 /**
  * `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction; an
- * item carrying a suppressed value (an erased person's) fails alone.
+ * item carrying a suppressed value (an erased person's) fails alone, and so do the creates beyond
+ * the plan's cap (updates still apply).
  */
 @Injectable()
 export class CustomerBatchService {
   constructor(
     private readonly tables: Tables,
     private readonly suppressions: SuppressionList,
+    private readonly caps: RecordCaps,
   ) {}
 
   async upsert(auth: AuthContext, dto: CustomerBatchDto): Promise<Page<CustomerBatchResult, CustomerBatchCounts>> {
@@ -30,13 +33,17 @@ export class CustomerBatchService {
       }
     });
     const written: UpsertOutcome[] = rows.length
-      ? await this.tables.write(auth, async (tx) => {
+      ? await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
           const refusals = await this.suppressions.refusals(
             tx,
             rows.map((row) => row.values),
           );
           const allowed = rows.filter((_, i) => !refusals[i]);
-          const outcomes = await tx.table(Customer).upsertMany(allowed, { key: 'external_id', attempt: tx.attempt });
+          const outcomes = await tx.table(Customer).upsertMany(allowed, {
+            key: 'external_id',
+            attempt: tx.attempt,
+            creates: await this.caps.createsAllowed(bookkeeping, auth, 'customers'),
+          });
           let next = 0;
           return refusals.map((errors): UpsertOutcome => (errors ? { status: 'failed', errors } : outcomes[next++]));
         })

@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js
 import { isDatabaseUnavailable } from '../../../common/persistence/database-errors.js';
 import { Database, type Sql } from '../../../common/persistence/database.js';
 import { Tables } from '../../../common/persistence/tables.js';
+import { RecordCaps } from '../../../common/usage/record-caps.js';
 import type { CustomerImport } from '../entities/customer-import.entity.js';
 import { Customer } from '../entities/customer.entity.js';
 import type { UpsertOutcome } from '../../../common/persistence/upsert-plan.js';
@@ -35,6 +36,7 @@ export class ImportProcessor {
     private readonly tables: Tables,
     private readonly jobs: ImportJobs,
     private readonly suppressions: SuppressionList,
+    private readonly caps: RecordCaps,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -125,8 +127,8 @@ export class ImportProcessor {
 
   /**
    * One chunk: the customers (through the tables, recorded without an activity entry each: the job
-   * has one; a row with a suppressed value fails), the job's progress and counts, and the chunk's
-   * errors, in one transaction.
+   * has one; a row with a suppressed value fails, and so do creates beyond the plan's cap), the
+   * job's progress and counts, and the chunk's errors, in one transaction.
    */
   private async commit(job: CustomerImport, owner: string, chunk: ImportRow[]): Promise<void> {
     const writes = chunk.filter((row) => row.upsert);
@@ -138,7 +140,12 @@ export class ImportProcessor {
       );
       const written = await tx.table(Customer).upsertMany(
         writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!),
-        { key: 'external_id', attempt: tx.attempt, log: false },
+        {
+          key: 'external_id',
+          attempt: tx.attempt,
+          log: false,
+          creates: await this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers'),
+        },
       );
       let next = 0;
       const outcomes = refusals.map((errors): UpsertOutcome =>

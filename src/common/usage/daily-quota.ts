@@ -1,0 +1,93 @@
+import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { systemAuth, type AuthContext } from '../auth/auth-context.js';
+import { ApiException } from '../http/api-exception.js';
+import { Tables } from '../persistence/tables.js';
+import { addDraftRateLimit } from '../throttling/api-throttler.guard.js';
+import { dayEnd, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
+
+const DAY_SECONDS = 86_400;
+
+/** Both storages of ThrottlingModule (memory, Redis with its memory fallback) can read a count without adding to it. */
+type CountingStorage = ThrottlerStorage & { peek(key: string): Promise<number> | number };
+
+/**
+ * The daily API quota of a tenant's plan (`limits.api_calls_per_day`): every authenticated call of
+ * the tenant counts one, in the rate limiter's storage (Redis shared by every instance when
+ * REDIS_URL is set, with its outage fallback), under a key of the UTC day, so it resets at 00:00
+ * UTC. Calls are counted without a limit too, for the usage answer.
+ */
+@Injectable()
+export class DailyQuota {
+  private readonly logger = new Logger('DailyQuota');
+
+  constructor(
+    @InjectThrottlerStorage() private readonly storage: CountingStorage,
+    private readonly tables: Tables,
+  ) {}
+
+  /** The tenant's calls today, without counting one. */
+  async used(tenantId: number, now = new Date()): Promise<number> {
+    return this.storage.peek(quotaKey(tenantId, now));
+  }
+
+  /** Counts the call; over the limit, 429 with `retry-after` to the reset. Reports the limit in the RateLimit fields. */
+  async take(auth: AuthContext, reply: FastifyReply, now = new Date()): Promise<void> {
+    const limit = auth.limits?.api_calls_per_day ?? null;
+    const ttl = Math.max(1000, dayEnd(now).getTime() - now.getTime());
+    const record = await this.storage.increment(
+      quotaKey(auth.tenantId, now),
+      ttl,
+      limit ?? Number.MAX_SAFE_INTEGER,
+      ttl,
+      'daily',
+    );
+    if (limit === null) return;
+    const resetSeconds = Math.ceil(ttl / 1000);
+    const remaining = Math.max(0, limit - record.totalHits);
+    addDraftRateLimit(reply, { policy: 'daily', limit, windowSeconds: DAY_SECONDS, remaining, resetSeconds });
+    const crossed = thresholdsCrossed(record.totalHits - 1, record.totalHits, limit);
+    if (crossed.length) this.announce(auth.tenantId, record.totalHits, limit, crossed);
+    if (record.totalHits > limit) {
+      throw new ApiException(
+        429,
+        {
+          message: `The daily API quota of ${limit.toLocaleString('en-US')} calls is used up; it resets at 00:00 UTC.`,
+        },
+        { 'retry-after': String(resetSeconds) },
+      );
+    }
+  }
+
+  /** `tenant.usage_threshold` for the call that reached 80 % or 100 % (counters are exact: one call does). */
+  private announce(tenantId: number, count: number, limit: number, crossed: number[]): void {
+    this.tables
+      .write(systemAuth(tenantId, `usage-${usageDay()}`), async (tx) => {
+        for (const percentage of crossed) {
+          tx.announce({
+            type: USAGE_THRESHOLD_EVENT,
+            resource: 'tenant',
+            resourceId: tenantId,
+            data: { resource: 'api_calls', count, limit, percentage },
+          });
+        }
+      })
+      .catch((error: unknown) => this.logger.warn(`usage threshold of tenant ${tenantId}: ${String(error)}`));
+  }
+}
+
+const quotaKey = (tenantId: number, now: Date) => `daily:${tenantId}:${usageDay(now)}`;
+
+/** Counts every authenticated call against its tenant's daily quota (after TenantGuard, which names the tenant). */
+@Injectable()
+export class QuotaGuard implements CanActivate {
+  constructor(private readonly quota: DailyQuota) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (!request.auth || request.routeOptions.config.notCounted) return true;
+    await this.quota.take(request.auth, context.switchToHttp().getResponse<FastifyReply>());
+    return true;
+  }
+}

@@ -1,0 +1,45 @@
+import type { Sql } from '../persistence/database.js';
+
+/** The records a plan caps, by the name the usage answer and the tenant's `limits` give them. */
+export const COUNTED_RESOURCES = ['customers', 'audiences', 'campaigns', 'webhooks'] as const;
+export type CountedResource = (typeof COUNTED_RESOURCES)[number];
+
+export const LIMIT_NAMES = ['api_calls_per_day', ...COUNTED_RESOURCES] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+
+/** A tenant's plan: each limit a positive integer, or null for unlimited. */
+export type TenantLimits = Record<LimitName, number | null>;
+
+export const UNLIMITED: TenantLimits = {
+  api_calls_per_day: null,
+  customers: null,
+  audiences: null,
+  campaigns: null,
+  webhooks: null,
+};
+
+/** The tenants table's column of a limit. */
+export const limitColumn = (name: LimitName) => `limit_${name}`;
+
+/** `n.limit_api_calls_per_day AS limit_api_calls_per_day, ...` for a SELECT of tenants aliased `alias`. */
+export const limitSelectList = (alias: string) =>
+  LIMIT_NAMES.map((name) => `${alias}.${limitColumn(name)} AS ${limitColumn(name)}`).join(', ');
+
+/** The limits of a row read with limitSelectList. */
+export function limitsOf(row: Record<string, unknown>): TenantLimits {
+  const limits = { ...UNLIMITED };
+  for (const name of LIMIT_NAMES) {
+    const value = row[limitColumn(name)];
+    limits[name] = value === null || value === undefined ? null : Number(value);
+  }
+  return limits;
+}
+
+/** The limits of a tenant as `sql` sees them; undefined when there is no such tenant. */
+export async function readTenantLimits(sql: Pick<Sql, 'query'>, tenantId: number): Promise<TenantLimits | undefined> {
+  const [row] = await sql.query<Record<string, unknown>>(
+    `SELECT ${limitSelectList('n')} FROM tenants n WHERE n.id = ?`,
+    [tenantId],
+  );
+  return row && limitsOf(row);
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthContext } from '../../common/auth/auth-context.js';
+import { Database } from '../../common/persistence/database.js';
+import { DailyQuota } from '../../common/usage/daily-quota.js';
+import { RecordCaps } from '../../common/usage/record-caps.js';
+import { COUNTED_RESOURCES, readTenantLimits, UNLIMITED } from '../../common/usage/tenant-limits.js';
+import { dayEnd } from '../../common/usage/usage-thresholds.js';
+import type { RecordsUsage, UsageResponse } from './dto/usage.response.js';
+
+/** `GET /api/usage`: the tenant's plan beside what it uses, from kept counts (two reads at any size). */
+@Injectable()
+export class UsageService {
+  constructor(
+    private readonly db: Database,
+    private readonly caps: RecordCaps,
+    private readonly quota: DailyQuota,
+  ) {}
+
+  async usage(auth: AuthContext): Promise<UsageResponse> {
+    const now = new Date();
+    const [limits, counts, used] = await Promise.all([
+      auth.limits ?? readTenantLimits(this.db, auth.tenantId).then((found) => found ?? UNLIMITED),
+      this.caps.counts(this.db, auth.tenantId),
+      this.quota.used(auth.tenantId, now),
+    ]);
+    const records = Object.fromEntries(
+      COUNTED_RESOURCES.map((resource) => [resource, { count: counts.get(resource) ?? 0, limit: limits[resource] }]),
+    ) as unknown as RecordsUsage;
+    return {
+      api_calls: { used, limit: limits.api_calls_per_day, resets_at: dayEnd(now).toISOString() },
+      records,
+    };
+  }
+}
