@@ -28,10 +28,12 @@ export interface NewEvent {
   resourceId: number;
   data: unknown;
   changes: readonly string[];
+  /** The write counted the record's creation or deletion against its tenant's limit itself (RecordCaps). */
+  counted?: boolean;
 }
 
 /** Columns of one stored event, in the order of EVENT_COLUMNS. */
-const EVENT_COLUMNS = 'tenant_id, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at';
+const EVENT_COLUMNS = 'tenant_id, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at, counted';
 const EVENTS_PER_STATEMENT = 2_000;
 
 /** The public id of the event stored as row `id`: the same in the feed and in every webhook delivery. */
@@ -92,6 +94,7 @@ export class ChangeFeed implements ChangeRecorder {
         data,
         changes: fields,
         present,
+        counted: changes.some((change) => change.counted),
       });
       const deletion = changes.find((change) => change.event === 'deleted');
       if (deletion) {
@@ -162,10 +165,11 @@ export async function insertEvents(sql: Sql, actor: Actor, events: readonly NewE
         causer,
         actor.requestId,
         occurredAt,
+        event.counted === true,
       );
     }
     await sql.run(
-      `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
       params,
     );
   }

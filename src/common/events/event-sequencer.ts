@@ -19,6 +19,7 @@ interface Pending {
   tenant_id: number | string;
   type: string;
   resource_id: number | string;
+  counted: number | boolean;
 }
 
 /** An event as the pass that numbered it hands it on. */
@@ -28,6 +29,8 @@ export interface NumberedEvent {
   sequence: number;
   type: string;
   resourceId: number;
+  /** Its write counted it against the tenant's limit already (RecordCaps folds the others). */
+  counted: boolean;
 }
 
 /** Work that must happen with the numbering, in its transaction (webhooks: one delivery per endpoint). */
@@ -123,7 +126,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     const mysql = sql.dialect === 'mysql';
     await sql.query(`SELECT last_sequence FROM event_counters WHERE tenant_id = 0${mysql ? ' FOR UPDATE' : ''}`);
     const pending = await sql.query<Pending>(
-      `SELECT id, tenant_id, type, resource_id FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      `SELECT id, tenant_id, type, resource_id, counted FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     );
     if (pending.length === 0) return 0;
     const tenants = [...new Set(pending.map((row) => Number(row.tenant_id)))];
@@ -145,7 +148,14 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       const tenantId = Number(row.tenant_id);
       const sequence = last.get(tenantId)! + 1;
       last.set(tenantId, sequence);
-      return { id: Number(row.id), tenantId, sequence, type: row.type, resourceId: Number(row.resource_id) };
+      return {
+        id: Number(row.id),
+        tenantId,
+        sequence,
+        type: row.type,
+        resourceId: Number(row.resource_id),
+        counted: Boolean(Number(row.counted)),
+      };
     });
     const numbers: SqlValue[][] = numbered.map((event) => [event.id, event.sequence]);
     await this.updateJoined(sql, 'events', 'id', 'sequence', numbers);

@@ -19,6 +19,8 @@ export interface RecordChange {
   activity: { attributes: Attributes; old: Attributes | null; description?: string; properties?: Attributes } | null;
   /** Deleted: what the change feed's tombstone says beyond `{id, deleted_at}` (`reason: "merged"`). */
   tombstone?: Record<string, unknown>;
+  /** Set by RecordCaps when the write counted this creation or deletion itself (under a limit). */
+  counted?: boolean;
 }
 
 /** An event that is not a record's change (`webhook.disabled`, `webhook.test`), published with the write. */

@@ -1,15 +1,12 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
-import { EventCatalog } from '../events/event-catalog.js';
-import { ApiException, type FieldErrors } from '../http/api-exception.js';
 import type { AuthContext } from '../auth/auth-context.js';
-import { RetryTransaction, uniqueViolationField } from '../persistence/database-errors.js';
-import type { Sql } from '../persistence/database.js';
-import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
+import { EventCatalog } from '../events/event-catalog.js';
+import { EventSequencer, type NumberedEvent, type NumberingListener } from '../events/event-sequencer.js';
+import { ApiException, type FieldErrors } from '../http/api-exception.js';
 import { wholeSecondNow } from '../persistence/columns.js';
-import { quote } from '../persistence/table-gateway.js';
-import { TableSpec } from '../persistence/table-spec.js';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, ObjectLiteral } from 'typeorm';
+import type { Sql, SqlValue } from '../persistence/database.js';
+import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
+import type { RecordChange } from '../persistence/record-change.js';
 import { readTenantLimits, type CountedResource, type TenantLimits } from './tenant-limits.js';
 import { thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
 
@@ -38,58 +35,82 @@ interface UsageRow {
 }
 
 /**
- * The record caps of a tenant's plan, kept exact by the write path itself: in each write's
- * transaction, after its changes, the tenant's count of every counted resource moves by the
- * records it created and deleted (one `tenant_usage` row per tenant and resource). Where a limit
- * applies, the row is read under lock first, so concurrent writers of one tenant take turns on it
- * and a create past the limit rolls its whole write back (403). On a Galera cluster every instance
- * writes through one node (FailoverPool), so the lock holds there too. Crossing 80 % or 100 % of a
- * limit announces `tenant.usage_threshold`, once per threshold and day.
+ * A tenant's record counts (`tenant_usage`, one row per tenant and resource), kept without a
+ * scan and without making writers of one tenant wait on each other:
+ *
+ * - Without a limit, a write does nothing more: the change feed's numbering pass, which already
+ *   reads every committed event in order, adds each `<resource>.created` and subtracts each
+ *   `<resource>.deleted` in its own transaction (`numbered`).
+ * - Under a limit, the write itself (this recorder, before the feed stores its events) reads the
+ *   row under lock, checks the limit against it and the events not folded yet, moves the count and
+ *   marks its events `counted` so that the numbering pass leaves them out. Concurrent writers of
+ *   the tenant take turns on the row, so the limit holds exactly; a write past it rolls back (403).
+ *   On a Galera cluster every instance writes through one node (FailoverPool): the lock holds there too.
+ *
+ * A count is the row plus the events not numbered yet; crossing 80 % or 100 % of a limit announces
+ * `tenant.usage_threshold`, once per threshold and day.
  */
 @Injectable()
-export class RecordCaps implements ChangeRecorder {
-  private readonly resources = new Map<string, CountedResource>();
-  private readonly tables = new Map<CountedResource, Type<unknown>>();
+export class RecordCaps implements ChangeRecorder, NumberingListener {
+  /** Counted resource of an entity name (as the Journal records changes). */
+  private readonly byEntity = new Map<string, CountedResource>();
+  /** Counted resource of a feed resource name (`customer` → `customers`), once the catalog knows them. */
+  private byFeedResource?: Map<string, CountedResource>;
 
   constructor(
-    @Inject(COUNTED_TABLES) counted: readonly CountedTable[],
-    catalog: EventCatalog,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(COUNTED_TABLES) private readonly counted: readonly CountedTable[],
+    private readonly catalog: EventCatalog,
+    sequencer: EventSequencer,
   ) {
-    for (const { entity, resource } of counted) {
-      this.resources.set(entity.name, resource);
-      this.tables.set(resource, entity);
-    }
+    for (const { entity, resource } of counted) this.byEntity.set(entity.name, resource);
     catalog.registerType({
       type: USAGE_THRESHOLD_EVENT,
       resource: 'tenant',
       description: "A count or the day's API calls crossed 80 % or 100 % of the tenant's limit.",
     });
-  }
-
-  resourceOf(entityName: string): CountedResource | undefined {
-    return this.resources.get(entityName);
+    sequencer.onNumbered(this);
   }
 
   async record(write: RecordedWrite): Promise<void> {
-    const deltas = new Map<string, { tenantId: number; resource: CountedResource; delta: number }>();
+    let deltas: Map<string, { tenantId: number; resource: CountedResource; changes: RecordChange[] }> | undefined;
     for (const change of write.changes) {
-      const resource = this.resources.get(change.entityName);
-      if (!resource || change.tenantId === null || change.event === 'updated') continue;
+      if (change.event === 'updated' || change.tenantId === null) continue;
+      const resource = this.byEntity.get(change.entityName);
+      if (!resource) continue;
+      deltas ??= new Map();
       const key = `${change.tenantId}:${resource}`;
-      const entry = deltas.get(key) ?? { tenantId: change.tenantId, resource, delta: 0 };
-      entry.delta += change.event === 'created' ? 1 : -1;
+      const entry = deltas.get(key) ?? { tenantId: change.tenantId, resource, changes: [] };
+      entry.changes.push(change);
       deltas.set(key, entry);
     }
+    if (!deltas) return;
     // In one order, so that two writes that count the same rows never wait on each other in a circle.
     for (const key of [...deltas.keys()].sort()) {
-      const { tenantId, resource, delta } = deltas.get(key)!;
-      if (delta === 0) continue;
-      const limits =
-        limitsFor(write.actor as Partial<AuthContext>, tenantId) ?? (await readTenantLimits(write.sql, tenantId));
+      const { tenantId, resource, changes } = deltas.get(key)!;
+      const limits = limitsFor(write.actor as Partial<AuthContext>, tenantId) ?? (await readTenantLimits(write.sql, tenantId));
       const limit = limits?.[resource] ?? null;
-      if (limit === null) await this.move(write.sql, tenantId, resource, delta);
-      else await this.moveWithin(write, tenantId, resource, delta, limit);
+      if (limit === null) continue;
+      const delta = netChange(changes);
+      await this.moveWithin(write, tenantId, resource, delta, limit);
+      for (const change of changes) change.counted = true;
+    }
+  }
+
+  /** The numbering pass: the events their writes did not count move the counts. */
+  async numbered(sql: Sql, events: readonly NumberedEvent[]): Promise<void> {
+    const deltas = new Map<string, number>();
+    for (const event of events) {
+      if (event.counted) continue;
+      const [feedResource, action] = event.type.split('.');
+      const resource = this.feedResources().get(feedResource);
+      if (!resource || (action !== 'created' && action !== 'deleted')) continue;
+      const key = `${event.tenantId}:${resource}`;
+      deltas.set(key, (deltas.get(key) ?? 0) + (action === 'created' ? 1 : -1));
+    }
+    for (const [key, delta] of [...deltas].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (delta === 0) continue;
+      const [tenantId, resource] = key.split(':');
+      await this.upsert(sql, Number(tenantId), resource as CountedResource, delta);
     }
   }
 
@@ -106,26 +127,29 @@ export class RecordCaps implements ChangeRecorder {
     const limits = limitsFor(auth, auth.tenantId) ?? (await readTenantLimits(sql, auth.tenantId));
     const limit = limits?.[resource] ?? null;
     if (limit === null) return undefined;
-    const row = await this.lockedRow(sql, auth.tenantId, resource);
-    return { max: Math.max(0, limit - Number(row.count)), refusal: { limit: [capMessage(resource, limit)] } };
+    const { current } = await this.lockedCount(sql, auth.tenantId, resource);
+    return { max: Math.max(0, limit - current), refusal: { limit: [capMessage(resource, limit)] } };
   }
 
-  /** The tenant's counts, as the usage answer shows them. */
+  /** The tenant's counts, as the usage answer shows them: the rows and the events not folded yet, in one read. */
   async counts(sql: Pick<Sql, 'query'>, tenantId: number): Promise<Map<CountedResource, number>> {
-    const rows = await sql.query<{ resource: CountedResource; count: number | string }>(
-      'SELECT resource, count FROM tenant_usage WHERE tenant_id = ?',
-      [tenantId],
+    const counts = new Map<CountedResource, number>();
+    const { types, params } = this.countedTypes();
+    const rows = await sql.query<{ resource: string; n: number | string }>(
+      `SELECT resource, count AS n FROM tenant_usage WHERE tenant_id = ?
+       UNION ALL
+       SELECT type AS resource, COUNT(*) AS n FROM events
+        WHERE sequence IS NULL AND counted = ? AND tenant_id = ? AND type IN (${types}) GROUP BY type`,
+      [tenantId, false, tenantId, ...params],
     );
-    return new Map(rows.map((row) => [row.resource, Number(row.count)]));
-  }
-
-  /** No limit: one UPDATE (the row is created, counted afresh, the first time). */
-  private async move(sql: Sql, tenantId: number, resource: CountedResource, delta: number): Promise<void> {
-    const { affected } = await sql.run(
-      'UPDATE tenant_usage SET count = count + ?, updated_at = ? WHERE tenant_id = ? AND resource = ?',
-      [delta, wholeSecondNow(), tenantId, resource],
-    );
-    if (affected === 0) await this.createRow(sql, tenantId, resource);
+    for (const row of rows) {
+      const [feedResource, action] = row.resource.split('.');
+      const resource = action ? this.feedResources().get(feedResource) : (row.resource as CountedResource);
+      if (!resource) continue;
+      const n = Number(row.n) * (action === 'deleted' ? -1 : 1);
+      counts.set(resource, (counts.get(resource) ?? 0) + n);
+    }
+    return counts;
   }
 
   private async moveWithin(
@@ -135,17 +159,17 @@ export class RecordCaps implements ChangeRecorder {
     delta: number,
     limit: number,
   ): Promise<void> {
-    const row = await this.lockedRow(write.sql, tenantId, resource, delta);
-    const after = Number(row.count) + delta;
+    const { row, current } = await this.lockedCount(write.sql, tenantId, resource);
+    const after = current + delta;
     if (delta > 0 && after > limit) throw new CapReached(resource, limit);
     const day = usageDay();
-    const crossed = thresholdsCrossed(after - delta, after, limit).filter(
+    const crossed = thresholdsCrossed(current, after, limit).filter(
       (percentage) => row[`warned_${percentage}_on`] !== day,
     );
     await write.sql.run(
-      `UPDATE tenant_usage SET count = ?, updated_at = ?${crossed.map((p) => `, warned_${p}_on = ?`).join('')}
+      `UPDATE tenant_usage SET count = count + ?, updated_at = ?${crossed.map((p) => `, warned_${p}_on = ?`).join('')}
         WHERE id = ?`,
-      [after, wholeSecondNow(), ...crossed.map(() => day), Number(row.id)],
+      [delta, wholeSecondNow(), ...crossed.map(() => day), Number(row.id)],
     );
     for (const percentage of crossed) {
       write.announce({
@@ -159,44 +183,72 @@ export class RecordCaps implements ChangeRecorder {
   }
 
   /**
-   * The tenant's row of `resource`, locked for this transaction. A row that is not there yet is
-   * created with the count taken afresh; its count then already holds this write's own records,
-   * which `pending` (the delta about to be added) takes back out.
+   * The tenant's row of `resource`, locked for this transaction, and its count with the events not
+   * folded into it yet (written by writers that saw no limit; none once a limit is in place).
    */
-  private async lockedRow(sql: Sql, tenantId: number, resource: CountedResource, pending = 0): Promise<UsageRow> {
+  private async lockedCount(
+    sql: Sql,
+    tenantId: number,
+    resource: CountedResource,
+  ): Promise<{ row: UsageRow; current: number }> {
+    await this.upsert(sql, tenantId, resource, 0);
     const lock = sql.dialect === 'mysql' ? ' FOR UPDATE' : '';
-    const read = () =>
-      sql.query<UsageRow>(
-        `SELECT id, count, warned_80_on, warned_100_on FROM tenant_usage WHERE tenant_id = ? AND resource = ?${lock}`,
-        [tenantId, resource],
-      );
-    let [row] = await read();
-    if (!row) {
-      await this.createRow(sql, tenantId, resource);
-      [row] = await read();
-      row = { ...row, count: Number(row.count) - pending };
-    }
-    return row;
+    const [row] = await sql.query<UsageRow>(
+      `SELECT id, count, warned_80_on, warned_100_on FROM tenant_usage WHERE tenant_id = ? AND resource = ?${lock}`,
+      [tenantId, resource],
+    );
+    const feedResource = this.feedResourceOf(resource);
+    const [pending] = await sql.query<{ n: number | string | null }>(
+      `SELECT SUM(CASE WHEN type = ? THEN 1 ELSE -1 END) AS n FROM events
+        WHERE sequence IS NULL AND counted = ? AND tenant_id = ? AND type IN (?, ?)`,
+      [`${feedResource}.created`, false, tenantId, `${feedResource}.created`, `${feedResource}.deleted`],
+    );
+    return { row, current: Number(row.count) + Number(pending?.n ?? 0) };
   }
 
-  /** The first count of a tenant's resource, taken from its table (this transaction's own rows included). */
-  private async createRow(sql: Sql, tenantId: number, resource: CountedResource): Promise<void> {
-    const entity = this.tables.get(resource);
-    if (!entity) throw new Error(`No table counts as ${resource}`);
-    const spec = TableSpec.of(this.dataSource, entity as Type<ObjectLiteral>);
-    const live = spec.softDeleteColumn ? ` AND ${quote(spec.softDeleteColumn)} IS NULL` : '';
+  /** Adds `delta` to the tenant's count of `resource`, creating its row (at 0) the first time. */
+  private async upsert(sql: Sql, tenantId: number, resource: CountedResource, delta: number): Promise<void> {
     const now = wholeSecondNow();
-    try {
+    const params: SqlValue[] = [tenantId, resource, delta, now, now];
+    if (sql.dialect === 'mysql') {
       await sql.run(
-        `INSERT INTO tenant_usage (tenant_id, resource, count, created_at, updated_at)
-         SELECT ?, ?, COUNT(*), ?, ? FROM ${quote(spec.table)} WHERE tenant_id = ?${live}`,
-        [tenantId, resource, now, now, tenantId],
+        `INSERT INTO tenant_usage (tenant_id, resource, count, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON DUPLICATE KEY UPDATE count = count + VALUES(count), updated_at = VALUES(updated_at)`,
+        params,
       );
-    } catch (error) {
-      if (uniqueViolationField(error) !== undefined) throw new RetryTransaction('a usage row was created meanwhile');
-      throw error;
+    } else {
+      await sql.run(
+        `INSERT INTO tenant_usage (tenant_id, resource, count, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (tenant_id, resource) DO UPDATE SET count = count + excluded.count, updated_at = excluded.updated_at`,
+        params,
+      );
     }
   }
+
+  private feedResources(): Map<string, CountedResource> {
+    if (!this.byFeedResource) {
+      this.byFeedResource = new Map(
+        this.counted.map(({ entity, resource }) => [this.catalog.kindOf(entity.name)?.resource ?? '', resource]),
+      );
+    }
+    return this.byFeedResource;
+  }
+
+  private feedResourceOf(resource: CountedResource): string {
+    for (const [feedResource, counted] of this.feedResources()) if (counted === resource) return feedResource;
+    throw new Error(`${resource} is not published in the change feed`);
+  }
+
+  /** The created and deleted event types of every counted resource, as placeholders and their values. */
+  private countedTypes(): { types: string; params: string[] } {
+    const params = [...this.feedResources().keys()].flatMap((r) => [`${r}.created`, `${r}.deleted`]);
+    return { types: params.map(() => '?').join(', '), params };
+  }
+}
+
+/** Records created minus records deleted by one write's changes of one resource. */
+function netChange(changes: readonly RecordChange[]): number {
+  return changes.reduce((sum, change) => sum + (change.event === 'created' ? 1 : -1), 0);
 }
 
 /** The limits the request already read with its token, when the write is in the request's tenant. */

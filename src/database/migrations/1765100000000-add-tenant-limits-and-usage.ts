@@ -6,9 +6,9 @@ import { schemaColumns } from '../schema-columns.js';
 const COUNTED = { customers: 'customers', audiences: 'audiences', campaigns: 'campaigns', webhooks: 'webhooks' };
 
 /**
- * Plans and usage (docs/plans-and-usage.md): a tenant's limits (null: unlimited), and its record
- * counts, kept by every write in its own transaction, with the day each threshold was last
- * announced. The counts of the records already there are taken once, here.
+ * Plans and usage (docs/plans-and-usage.md): a tenant's limits (null: unlimited); its record counts,
+ * with the day each threshold was last announced, taken once here and then moved by the change
+ * feed's events; and on each event whether its write counted it already (a write under a limit).
  */
 export class AddTenantLimitsAndUsage1765100000000 implements MigrationInterface {
   name = 'AddTenantLimitsAndUsage1765100000000';
@@ -25,7 +25,8 @@ export class AddTenantLimitsAndUsage1765100000000 implements MigrationInterface 
           c.id(),
           c.bigint('tenant_id'),
           c.string('resource', 32),
-          { ...c.bigint('count'), default: '0' },
+          // Signed: a record written around the service (SQL) and deleted through it takes it below what it counted.
+          { name: 'count', type: 'bigint', default: '0' },
           c.string('warned_80_on', 10, true),
           c.string('warned_100_on', 10, true),
           ...c.timestamps(),
@@ -36,6 +37,9 @@ export class AddTenantLimitsAndUsage1765100000000 implements MigrationInterface 
       true,
       true,
     );
+    await queryRunner.addColumn('events', new TableColumn(c.boolean('counted', false)));
+    // The counts below are taken from the tables: events not numbered yet are in them already.
+    await queryRunner.query('UPDATE events SET counted = 1 WHERE sequence IS NULL');
     const now = c.mysql ? new Date() : sqliteDateTime(new Date());
     for (const [resource, table] of Object.entries(COUNTED)) {
       await queryRunner.query(
@@ -47,6 +51,7 @@ export class AddTenantLimitsAndUsage1765100000000 implements MigrationInterface 
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropColumn('events', 'counted');
     await queryRunner.dropTable('tenant_usage', true);
     for (const limit of ['api_calls_per_day', ...Object.keys(COUNTED)]) {
       await queryRunner.dropColumn('tenants', `limit_${limit}`);
