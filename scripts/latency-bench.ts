@@ -58,7 +58,11 @@ function mix(ids: number[]): (n: number) => Step {
         return {
           method: 'POST',
           path: '/api/customers',
-          body: JSON.stringify({ external_id: `lat-${process.pid}-${created++}`, first_name: 'Ada', email: 'ada@example.com' }),
+          body: JSON.stringify({
+            external_id: `lat-${process.pid}-${created++}`,
+            first_name: 'Ada',
+            email: 'ada@example.com',
+          }),
         };
       case 'put':
         return { method: 'PUT', path: `/api/customers/${id}`, body: JSON.stringify({ last_name: `L${n}` }) };

@@ -33,7 +33,8 @@ export interface NewEvent {
 }
 
 /** Columns of one stored event, in the order of EVENT_COLUMNS. */
-const EVENT_COLUMNS = 'tenant_id, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at, counted';
+const EVENT_COLUMNS =
+  'tenant_id, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at, counted';
 const EVENTS_PER_STATEMENT = 2_000;
 
 /** The public id of the event stored as row `id`: the same in the feed and in every webhook delivery. */

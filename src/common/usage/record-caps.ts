@@ -87,7 +87,8 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
     // In one order, so that two writes that count the same rows never wait on each other in a circle.
     for (const key of [...deltas.keys()].sort()) {
       const { tenantId, resource, changes } = deltas.get(key)!;
-      const limits = limitsFor(write.actor as Partial<AuthContext>, tenantId) ?? (await readTenantLimits(write.sql, tenantId));
+      const limits =
+        limitsFor(write.actor as Partial<AuthContext>, tenantId) ?? (await readTenantLimits(write.sql, tenantId));
       const limit = limits?.[resource] ?? null;
       if (limit === null) continue;
       const delta = netChange(changes);

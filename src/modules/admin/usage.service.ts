@@ -24,7 +24,10 @@ export class UsageService {
       this.quota.used(auth.tenantId, now),
     ]);
     const records = Object.fromEntries(
-      COUNTED_RESOURCES.map((resource) => [resource, { count: Math.max(0, counts.get(resource) ?? 0), limit: limits[resource] }]),
+      COUNTED_RESOURCES.map((resource) => [
+        resource,
+        { count: Math.max(0, counts.get(resource) ?? 0), limit: limits[resource] },
+      ]),
     ) as unknown as RecordsUsage;
     return {
       api_calls: { used, limit: limits.api_calls_per_day, resets_at: dayEnd(now).toISOString() },
