@@ -198,6 +198,7 @@ async function suppress(service: ServiceUnderTest, tenantId: number, rows: numbe
       values,
     );
   }
+  await service.sql('UPDATE tenants SET suppressions_listed = ? WHERE id = ?', [count, tenantId]);
   console.log(`suppression list: ${count} e-mail addresses of the file`);
   return count;
 }

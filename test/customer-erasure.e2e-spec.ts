@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { ErasureProcessor } from '../src/modules/customer/erasure/erasure-processor.js';
 import { ErasureRunner } from '../src/modules/customer/erasure/erasure-runner.js';
 import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
+import { SuppressionList } from '../src/modules/customer/suppression/suppression-list.js';
 import { login } from './support/auth.js';
 import { client, created, dataOf, type Client, type Row } from './support/campaign-fixtures.js';
 import { newTenant, newUser } from './support/factories.js';
@@ -428,6 +429,21 @@ describe('eraseCustomer, getCustomerErasure, listSuppressions, liftSuppression: 
       });
       expect(await everywhere(p.name)).toEqual([]);
     });
+  });
+
+  it('spares the list read of every customer write in a tenant that never listed a value', async () => {
+    const other = await newTenant(t, root);
+    const api = client(t, (await newUser(t, root, ['admin'], other.id)).token);
+    const listed = jest.spyOn(SuppressionList.prototype as unknown as { listed: () => Promise<Set<string>> }, 'listed');
+    try {
+      const customer = await created(api.post('/api/customers', { email: `never-${suffix}@example.com` }));
+      expect(listed).not.toHaveBeenCalled();
+      expect((await api.post(`/api/customers/${customer.id}/erase`)).status).toBe(202);
+      await created(api.post('/api/customers', { email: `after-${suffix}@example.com` }));
+      expect(listed).toHaveBeenCalled();
+    } finally {
+      listed.mockRestore();
+    }
   });
 
   describe('refusals', () => {

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { IdempotencyClaim } from '../idempotency/idempotency.js';
-import type { TenantLimits } from '../usage/tenant-limits.js';
+import type { TenantState } from '../usage/tenant-limits.js';
 import type { AuthUser } from './auth-user.js';
 
 /**
@@ -16,8 +16,8 @@ export interface AuthContext {
   readonly tenantChosen: boolean;
   /** The request id: on the answer, on every log line, and the `batch_uuid` of the activity it writes. */
   readonly requestId: string;
-  /** The plan of the tenant the request acts in (absent for the service's own writes: read where needed). */
-  readonly limits?: TenantLimits;
+  /** The tenant the request acts in, as read with the token (absent for the service's own writes: read where needed). */
+  readonly tenant?: TenantState;
   /** A background job acting for the user who started it (an import's rows): the change feed names no causer. */
   readonly job?: boolean;
   /** The If-Match header of a PUT or DELETE: checked against the record inside the write's transaction. */

@@ -1,4 +1,4 @@
-import type { TenantLimits } from '../usage/tenant-limits.js';
+import type { TenantState } from '../usage/tenant-limits.js';
 
 /** The authenticated caller, as the auth guard puts it on the request. */
 export interface AuthUser {
@@ -10,8 +10,8 @@ export interface AuthUser {
   permissions: Set<string>;
   /** The personal_access_tokens row of the token used for this request. */
   tokenId: number;
-  /** The plan of the user's tenant, read with the token (absent for the service's own writes). */
-  tenantLimits?: TenantLimits;
+  /** The user's tenant as the request knows it, read with the token (absent for the service's own writes). */
+  tenant?: TenantState;
 }
 
 export const SUPER_ADMIN = 'super-admin';

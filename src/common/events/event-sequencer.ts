@@ -7,7 +7,7 @@ import { valuesTable } from '../persistence/values-table.js';
 /** Events numbered by one pass (one transaction). */
 const PASS_SIZE = 2_000;
 /** A pass after a nudge waits this long, so that the commits of a burst are numbered together. */
-const NUDGE_DELAY_MS = 5;
+const NUDGE_DELAY_MS = 25;
 /** Without nudges (writes through other instances, a crash between commit and nudge), a pass this often. */
 const IDLE_PASS_MS = 1_000;
 /** Retention: how often it runs, and the events it deletes per transaction (short, so writers never wait long). */

@@ -4,7 +4,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { isSuperAdmin, type AuthUser } from '../auth/auth-user.js';
 import { Database } from '../persistence/database.js';
 import { RecordNotFound } from '../http/api-exception.js';
-import { readTenantLimits, type TenantLimits } from '../usage/tenant-limits.js';
+import { readTenantState, type TenantState } from '../usage/tenant-limits.js';
 
 export const TENANT_HEADER = 'x-tenant-id';
 
@@ -29,13 +29,13 @@ export class TenantGuard implements CanActivate {
     if (!user) return true;
     const header = request.headers[TENANT_HEADER];
     const chosen = isSuperAdmin(user) && header !== undefined && header !== '';
-    const tenant = chosen ? await this.chosenTenant(user, header) : { id: user.tenant_id, limits: user.tenantLimits };
+    const tenant = chosen ? await this.chosenTenant(user, header) : { id: user.tenant_id, state: user.tenant };
     const auth: AuthContext = {
       user,
       tenantId: tenant.id,
       tenantChosen: chosen,
       requestId: request.id,
-      limits: tenant.limits,
+      tenant: tenant.state,
       ifMatch: request.routeOptions.config.conditional && request.method !== 'GET' ? ifMatchOf(request) : undefined,
     };
     request.auth = auth;
@@ -45,13 +45,13 @@ export class TenantGuard implements CanActivate {
   private async chosenTenant(
     user: AuthUser,
     header: string | string[] | undefined,
-  ): Promise<{ id: number; limits?: TenantLimits }> {
+  ): Promise<{ id: number; state?: TenantState }> {
     const value = Array.isArray(header) ? header[0] : (header ?? '');
     const tenantId = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
     if (!(tenantId > 0)) throw new RecordNotFound('tenant');
-    if (tenantId === user.tenant_id) return { id: tenantId, limits: user.tenantLimits };
-    const limits = await readTenantLimits(this.db, tenantId);
-    if (!limits) throw new RecordNotFound('tenant');
-    return { id: tenantId, limits };
+    if (tenantId === user.tenant_id) return { id: tenantId, state: user.tenant };
+    const state = await readTenantState(this.db, tenantId);
+    if (!state) throw new RecordNotFound('tenant');
+    return { id: tenantId, state };
   }
 }

@@ -34,7 +34,7 @@ export class DailyQuota {
 
   /** Counts the call; over the limit, 429 with `retry-after` to the reset. Reports the limit in the RateLimit fields. */
   async take(auth: AuthContext, reply: FastifyReply, now = new Date()): Promise<void> {
-    const limit = auth.limits?.api_calls_per_day ?? null;
+    const limit = auth.tenant?.limits.api_calls_per_day ?? null;
     const ttl = Math.max(1000, dayEnd(now).getTime() - now.getTime());
     const record = await this.storage.increment(
       quotaKey(auth.tenantId, now),

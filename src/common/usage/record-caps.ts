@@ -254,5 +254,5 @@ function netChange(changes: readonly RecordChange[]): number {
 
 /** The limits the request already read with its token, when the write is in the request's tenant. */
 function limitsFor(auth: Partial<AuthContext>, tenantId: number): TenantLimits | undefined {
-  return auth.tenantId === tenantId ? auth.limits : undefined;
+  return auth.tenantId === tenantId ? auth.tenant?.limits : undefined;
 }

@@ -43,3 +43,30 @@ export async function readTenantLimits(sql: Pick<Sql, 'query'>, tenantId: number
   );
   return row && limitsOf(row);
 }
+
+/**
+ * What a request knows of its tenant, read with its token (or, for a super-admin's X-Tenant-ID,
+ * with the tenant): its plan, and how many values it ever put on its suppression list.
+ */
+export interface TenantState {
+  limits: TenantLimits;
+  suppressionsListed: number;
+}
+
+/** The columns of TenantState, for a SELECT of tenants aliased `alias`. */
+export const tenantStateSelectList = (alias: string) =>
+  `${limitSelectList(alias)}, ${alias}.suppressions_listed AS suppressions_listed`;
+
+export const tenantStateOf = (row: Record<string, unknown>): TenantState => ({
+  limits: limitsOf(row),
+  suppressionsListed: Number(row.suppressions_listed ?? 0),
+});
+
+/** A tenant's state as `sql` sees it; undefined when there is no such tenant. */
+export async function readTenantState(sql: Pick<Sql, 'query'>, tenantId: number): Promise<TenantState | undefined> {
+  const [row] = await sql.query<Record<string, unknown>>(
+    `SELECT ${tenantStateSelectList('n')} FROM tenants n WHERE n.id = ?`,
+    [tenantId],
+  );
+  return row && tenantStateOf(row);
+}

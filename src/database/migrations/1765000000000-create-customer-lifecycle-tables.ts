@@ -1,4 +1,4 @@
-import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Table, TableColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { schemaColumns } from '../schema-columns.js';
 
 /**
@@ -11,6 +11,17 @@ export class CreateCustomerLifecycleTables1765000000000 implements MigrationInte
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const c = schemaColumns(queryRunner);
+    // How many values the tenant ever listed: read with every token, so that a tenant that never
+    // erased anyone skips the list's read on every customer write.
+    await queryRunner.addColumn(
+      'tenants',
+      new TableColumn({
+        name: 'suppressions_listed',
+        type: c.mysql ? 'int' : 'integer',
+        unsigned: c.mysql,
+        default: '0',
+      }),
+    );
     const count = (name: string) => ({ ...c.bigint(name), default: '0' });
     await queryRunner.createTable(
       new Table({
@@ -76,5 +87,6 @@ export class CreateCustomerLifecycleTables1765000000000 implements MigrationInte
   async down(queryRunner: QueryRunner): Promise<void> {
     for (const table of ['customer_erasures', 'customer_suppressions', 'customer_merges'])
       await queryRunner.dropTable(table, true);
+    await queryRunner.dropColumn('tenants', 'suppressions_listed');
   }
 }

@@ -19,7 +19,7 @@ export class UsageService {
   async usage(auth: AuthContext): Promise<UsageResponse> {
     const now = new Date();
     const [limits, counts, used] = await Promise.all([
-      auth.limits ?? readTenantLimits(this.db, auth.tenantId).then((found) => found ?? UNLIMITED),
+      auth.tenant?.limits ?? readTenantLimits(this.db, auth.tenantId).then((found) => found ?? UNLIMITED),
       this.caps.counts(this.db, auth.tenantId),
       this.quota.used(auth.tenantId, now),
     ]);

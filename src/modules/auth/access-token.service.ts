@@ -5,7 +5,7 @@ import { USER_MODEL_TYPE, type AuthUser } from '../../common/auth/auth-user.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { Database, type Sql } from '../../common/persistence/database.js';
 import { toDate } from '../../common/http/serialize.js';
-import { limitSelectList, limitsOf } from '../../common/usage/tenant-limits.js';
+import { tenantStateOf, tenantStateSelectList } from '../../common/usage/tenant-limits.js';
 import { hashToken, tokenMatches } from './token-hash.js';
 import { UserAccessReader } from './user-access.reader.js';
 
@@ -39,7 +39,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 const TOKEN_OWNER_SQL = `SELECT t.id AS token_id, t.token AS token_hash, t.expires_at, t.last_used_at,
          u.id AS user_id, u.tenant_id, u.name, u.email, u.is_active AS user_active, n.is_active AS tenant_active,
-         u.access_version, ${limitSelectList('n')}
+         u.access_version, ${tenantStateSelectList('n')}
     FROM personal_access_tokens t
     JOIN users u ON u.id = t.tokenable_id AND t.tokenable_type = ?
     JOIN tenants n ON n.id = u.tenant_id
@@ -112,7 +112,7 @@ export class AccessTokenService {
       roles,
       permissions,
       tokenId,
-      tenantLimits: limitsOf(row),
+      tenant: tenantStateOf(row),
     };
   }
 

@@ -1,6 +1,7 @@
 import { Column, Entity } from 'typeorm';
 import { ForeignIdColumn, IdColumn, Timestamped } from '../../../common/persistence/columns.js';
 import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
+import { InternalColumn } from '../../../common/persistence/version-counter.js';
 
 const limit = () => ForeignIdColumn({ nullable: true });
 
@@ -36,4 +37,8 @@ export class Tenant extends Timestamped {
 
   @limit()
   limit_webhooks: number | null;
+
+  /** Values the tenant ever put on its suppression list (never lowered): 0 spares its customer writes the list's read. */
+  @InternalColumn({ type: 'int', unsigned: true, default: 0 })
+  suppressions_listed: number;
 }

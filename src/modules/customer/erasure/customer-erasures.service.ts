@@ -25,9 +25,9 @@ export class CustomerErasuresService {
   ) {}
 
   async request(auth: AuthContext, customerId: number): Promise<CustomerErasureResponse> {
-    const answer = await this.tables.write(auth, async (tx) => {
+    const answer = await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
       const customer = await survivingCustomer(tx, customerId, true);
-      await this.suppressions.add(tx, customer, auth.user.id || null);
+      await this.suppressions.add(tx, bookkeeping, customer, auth.user.id || null);
       await tx.table(Customer).remove(customer, { forget: true, tombstone: { reason: 'erased' } });
       const job = await tx.table(CustomerErasure).insert({
         customer_id: customer.id,

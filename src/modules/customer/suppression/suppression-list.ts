@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import type { FieldErrors } from '../../../common/http/api-exception.js';
 import { RetryTransaction, uniqueViolationField } from '../../../common/persistence/database-errors.js';
+import type { Sql } from '../../../common/persistence/database.js';
 import type { TenantReads, TenantTx } from '../../../common/persistence/tables.js';
 import { CustomerSuppression, type SuppressionKind } from '../entities/customer-suppression.entity.js';
 
@@ -40,6 +41,9 @@ export class SuppressionList {
 
   /** For each of `items`: the errors of the fields it carries that are suppressed, or undefined. */
   async refusals(reads: TenantReads, items: readonly SuppressibleValues[]): Promise<(FieldErrors | undefined)[]> {
+    // Read with the caller's token: a tenant that never listed a value has nothing to refuse. A
+    // value listed while this request ran is the erasure's late arrival (ErasureProcessor).
+    if (reads.auth.tenant?.suppressionsListed === 0) return items.map(() => undefined);
     const keys = items.map((item) => this.keysOf(reads.auth.tenantId, item));
     const listed = await this.listed(reads, keys.flat());
     return keys.map((itemKeys) => {
@@ -49,8 +53,11 @@ export class SuppressionList {
     });
   }
 
-  /** Puts a customer's e-mail address and external id on the list (those not on it yet), in the write `tx`. */
-  async add(tx: TenantTx, values: SuppressibleValues, createdBy: number | null): Promise<void> {
+  /**
+   * Puts a customer's e-mail address and external id on the list (those not on it yet), in the
+   * write `tx`, and counts them on the tenant (`bookkeeping`: the same transaction's SQL).
+   */
+  async add(tx: TenantTx, bookkeeping: Sql, values: SuppressibleValues, createdBy: number | null): Promise<void> {
     const keys = this.keysOf(tx.auth.tenantId, values);
     const listed = await this.listed(tx, keys);
     const missing = keys.filter((key) => !listed.has(key.hash));
@@ -62,6 +69,12 @@ export class SuppressionList {
       // Another erasure listed the same value first: run again, and find it.
       if (uniqueViolationField(error) !== undefined) throw new RetryTransaction('a suppression was listed meanwhile');
       throw error;
+    }
+    if (missing.length) {
+      await bookkeeping.run('UPDATE tenants SET suppressions_listed = suppressions_listed + ? WHERE id = ?', [
+        missing.length,
+        tx.auth.tenantId,
+      ]);
     }
   }
 
