@@ -27,17 +27,21 @@ export class DailyQuota {
     private readonly tables: Tables,
   ) {}
 
+  /** The UTC day the last call fell in, and when it ends: computed again only when a day ends. */
+  private day = { key: '', endsAt: 0 };
+
   /** The tenant's calls today, without counting one. */
   async used(tenantId: number, now = new Date()): Promise<number> {
-    return this.storage.peek(quotaKey(tenantId, now));
+    return this.storage.peek(`daily:${tenantId}:${this.dayOf(now.getTime()).key}`);
   }
 
   /** Counts the call; over the limit, 429 with `retry-after` to the reset. Reports the limit in the RateLimit fields. */
-  async take(auth: AuthContext, reply: FastifyReply, now = new Date()): Promise<void> {
+  async take(auth: AuthContext, reply: FastifyReply, now = Date.now()): Promise<void> {
     const limit = auth.tenant?.limits.api_calls_per_day ?? null;
-    const ttl = Math.max(1000, dayEnd(now).getTime() - now.getTime());
+    const day = this.dayOf(now);
+    const ttl = Math.max(1000, day.endsAt - now);
     const record = await this.storage.increment(
-      quotaKey(auth.tenantId, now),
+      `daily:${auth.tenantId}:${day.key}`,
       ttl,
       limit ?? Number.MAX_SAFE_INTEGER,
       ttl,
@@ -60,6 +64,14 @@ export class DailyQuota {
     }
   }
 
+  private dayOf(now: number): { key: string; endsAt: number } {
+    if (now >= this.day.endsAt) {
+      const date = new Date(now);
+      this.day = { key: usageDay(date), endsAt: dayEnd(date).getTime() };
+    }
+    return this.day;
+  }
+
   /** `tenant.usage_threshold` for the call that reached 80 % or 100 % (counters are exact: one call does). */
   private announce(tenantId: number, count: number, limit: number, crossed: number[]): void {
     this.tables
@@ -76,8 +88,6 @@ export class DailyQuota {
       .catch((error: unknown) => this.logger.warn(`usage threshold of tenant ${tenantId}: ${String(error)}`));
   }
 }
-
-const quotaKey = (tenantId: number, now: Date) => `daily:${tenantId}:${usageDay(now)}`;
 
 /** Counts every authenticated call against its tenant's daily quota (after TenantGuard, which names the tenant). */
 @Injectable()
