@@ -6,6 +6,7 @@ import { Database } from '../src/common/persistence/database.js';
 import { parseAllowedTargets } from '../src/modules/webhooks/delivery/address-policy.js';
 import { WebhookSender } from '../src/modules/webhooks/delivery/webhook-sender.js';
 import { DeliveryWorker } from '../src/modules/webhooks/delivery/delivery-worker.js';
+import { WebhookFanout } from '../src/modules/webhooks/delivery/webhook-fanout.js';
 import type { WebhooksConfig } from '../src/common/config/app-config.js';
 import { childInstance } from './imports-support/imports.js';
 import { login } from './support/auth.js';
@@ -359,6 +360,38 @@ describe('createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook,
         errors: [field],
       });
     }
+  });
+
+  it('gives a new endpoint only events written after it was created, however late they are numbered', async () => {
+    const before = await created(manager.post('/api/customers', { first_name: 'Before the endpoint' }));
+    const webhook = await hook('/late-numbered', ['customer.created']);
+    const [event] = await t.app
+      .get(Database)
+      .query<{ id: number | string; sequence: number | string; occurred_at: number | string }>(
+        "SELECT id, sequence, occurred_at FROM events WHERE type = 'customer.created' AND resource_id = ?",
+        [before.id],
+      );
+    // The numbering pass, as it runs when that write's event is numbered only after the endpoint exists.
+    const late = {
+      id: Number(event.id),
+      tenantId,
+      sequence: Number(event.sequence),
+      type: 'customer.created',
+      resourceId: before.id as number,
+      counted: true,
+    };
+    const deliveries = () =>
+      t.app
+        .get(Database)
+        .query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhook.id]);
+    await t.app
+      .get(Database)
+      .transaction((sql) => t.app.get(WebhookFanout).numbered(sql, [{ ...late, occurredAt: Number(event.occurred_at) }]));
+    expect(await deliveries()).toHaveLength(0);
+    await t.app
+      .get(Database)
+      .transaction((sql) => t.app.get(WebhookFanout).numbered(sql, [{ ...late, occurredAt: Date.now() }]));
+    expect(await deliveries()).toHaveLength(1);
   });
 
   it("keeps tenants apart: another tenant's webhooks and deliveries answer 404, and its events never reach them", async () => {

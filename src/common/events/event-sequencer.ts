@@ -19,6 +19,7 @@ interface Pending {
   tenant_id: number | string;
   type: string;
   resource_id: number | string;
+  occurred_at: number | string;
   counted: number | boolean;
 }
 
@@ -29,6 +30,8 @@ export interface NumberedEvent {
   sequence: number;
   type: string;
   resourceId: number;
+  /** When its write stamped it (ms); it may be numbered a moment after a later write committed. */
+  occurredAt: number;
   /** Its write counted it against the tenant's limit already (RecordCaps folds the others). */
   counted: boolean;
 }
@@ -126,7 +129,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     const mysql = sql.dialect === 'mysql';
     await sql.query(`SELECT last_sequence FROM event_counters WHERE tenant_id = 0${mysql ? ' FOR UPDATE' : ''}`);
     const pending = await sql.query<Pending>(
-      `SELECT id, tenant_id, type, resource_id, counted FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      `SELECT id, tenant_id, type, resource_id, occurred_at, counted FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     );
     if (pending.length === 0) return 0;
     const tenants = [...new Set(pending.map((row) => Number(row.tenant_id)))];
@@ -154,6 +157,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
         sequence,
         type: row.type,
         resourceId: Number(row.resource_id),
+        occurredAt: Number(row.occurred_at),
         counted: Boolean(Number(row.counted)),
       };
     });

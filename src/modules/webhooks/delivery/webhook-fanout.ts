@@ -15,8 +15,9 @@ export function subscribes(subscribed: readonly string[], type: string): boolean
 /**
  * Fans the change feed out to webhooks: in the very pass that numbers events (their transaction),
  * one delivery per event and active endpoint of its tenant that subscribes to its type. So a
- * numbered event always has its deliveries, an endpoint receives only events numbered while it is
- * active (a re-enabled one starts from new events), and nothing is dispatched twice.
+ * numbered event always has its deliveries, an endpoint receives only events written while it is
+ * active (a re-enabled one starts from new events; a replay sends older ones), and nothing is
+ * dispatched twice.
  */
 @Injectable()
 export class WebhookFanout implements NumberingListener {
@@ -31,16 +32,25 @@ export class WebhookFanout implements NumberingListener {
 
   async numbered(sql: Sql, events: readonly NumberedEvent[]): Promise<void> {
     const tenants = [...new Set(events.map((event) => event.tenantId))];
-    const endpoints = await sql.query<{ id: number | string; tenant_id: number | string; events: string }>(
-      `SELECT id, tenant_id, events FROM webhooks
+    const endpoints = await sql.query<{
+      id: number | string;
+      tenant_id: number | string;
+      events: string;
+      active_since: number | string;
+    }>(
+      `SELECT id, tenant_id, events, active_since FROM webhooks
         WHERE tenant_id IN (${tenants.map(() => '?').join(', ')}) AND is_active = ? AND disabled_reason IS NULL`,
       [...tenants, true],
     );
     if (endpoints.length === 0) return;
-    const byTenant = new Map<number, { id: number; events: string[] }[]>();
+    const byTenant = new Map<number, { id: number; events: string[]; since: number }[]>();
     for (const endpoint of endpoints) {
       const list = byTenant.get(Number(endpoint.tenant_id)) ?? [];
-      list.push({ id: Number(endpoint.id), events: this.subscriptions(endpoint.events) });
+      list.push({
+        id: Number(endpoint.id),
+        events: this.subscriptions(endpoint.events),
+        since: Number(endpoint.active_since),
+      });
       byTenant.set(Number(endpoint.tenant_id), list);
     }
     const now = Date.now();
@@ -48,6 +58,8 @@ export class WebhookFanout implements NumberingListener {
     const rows: SqlValue[][] = [];
     for (const event of events) {
       for (const endpoint of byTenant.get(event.tenantId) ?? []) {
+        // An event written before the endpoint was enabled is numbered a moment later: not for it.
+        if (event.occurredAt < endpoint.since) continue;
         const receives =
           event.type === TEST_EVENT ? endpoint.id === event.resourceId : subscribes(endpoint.events, event.type);
         if (receives) rows.push([event.tenantId, endpoint.id, event.id, event.type, now, now, created, created]);
