@@ -381,12 +381,12 @@ describe('createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook,
       counted: true,
     };
     const deliveries = () =>
-      t.app
-        .get(Database)
-        .query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhook.id]);
+      t.app.get(Database).query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhook.id]);
     await t.app
       .get(Database)
-      .transaction((sql) => t.app.get(WebhookFanout).numbered(sql, [{ ...late, occurredAt: Number(event.occurred_at) }]));
+      .transaction((sql) =>
+        t.app.get(WebhookFanout).numbered(sql, [{ ...late, occurredAt: Number(event.occurred_at) }]),
+      );
     expect(await deliveries()).toHaveLength(0);
     await t.app
       .get(Database)
