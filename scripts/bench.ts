@@ -8,6 +8,7 @@ import {
   seedCampaign,
   seedCustomersByApi,
   seedCustomersBySql,
+  setPlanLimits,
   startService,
   type ServiceUnderTest,
 } from './perf/service-under-test.js';
@@ -17,7 +18,7 @@ import {
  * alone: GET one campaign, the first customer page at 1,000 and at --big rows, a page --deep-pages
  * deep, and POST /api/customers. Per scenario: requests per second, p50/p99 latency and the
  * service's CPU per request (the steadiest figure on a shared machine); RSS at the end.
- * `--profile` writes a CPU profile per scenario and prints its top functions by self time.
+ * `--limits` sets every plan limit of the tenant first. `--profile` writes a CPU profile per scenario and prints its top functions by self time.
  * Needs MariaDB: BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306) and a build (npm run build).
  */
 const { values: args } = parseArgs({
@@ -28,6 +29,8 @@ const { values: args } = parseArgs({
     big: { type: 'string', default: '1000000' },
     'deep-pages': { type: 'string', default: '200' },
     profile: { type: 'boolean', default: false },
+    /** Runs with every plan limit of the tenant set (and never reached): counting calls and records. */
+    limits: { type: 'boolean', default: false },
     /** Extra node flags for the service, e.g. `--node-flags='--max-semi-space-size=4'`. */
     'node-flags': { type: 'string', default: '' },
   },
@@ -93,6 +96,7 @@ async function main(): Promise<void> {
   const results: Result[] = [];
   let createCounter = 0;
   try {
+    if (args.limits) await setPlanLimits(service);
     const campaignId = await seedCampaign(service);
     await seedCustomersByApi(service, Number(args.small));
     results.push(await load(service, 'get', { url: `${service.base}/campaigns/${campaignId}` }));

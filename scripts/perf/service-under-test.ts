@@ -165,11 +165,24 @@ export async function seedCustomersByApi(service: ServiceUnderTest, count: numbe
   }
 }
 
-/** Customers of the super-admin's tenant inserted straight into the table, 5,000 per statement. */
-export async function seedCustomersBySql(service: ServiceUnderTest, count: number): Promise<void> {
+async function superAdminTenant(service: ServiceUnderTest): Promise<number> {
   const [[{ tenant_id: tenantId }]] = (await service.sql('SELECT tenant_id FROM users LIMIT 1')) as [
     { tenant_id: number }[],
   ];
+  return tenantId;
+}
+
+/** Limits on the super-admin's tenant, high enough never to be reached: what counting costs. */
+export async function setPlanLimits(service: ServiceUnderTest): Promise<void> {
+  const tenantId = await superAdminTenant(service);
+  const tenant = await call<{ name: string }>(service, 'GET', `/admin/tenants/${tenantId}`);
+  const limits = { api_calls_per_day: 1e9, customers: 1e8, audiences: 1e6, campaigns: 1e6, webhooks: 1000 };
+  await call(service, 'PUT', `/admin/tenants/${tenantId}`, { name: tenant.name, limits });
+}
+
+/** Customers of the super-admin's tenant inserted straight into the table, 5,000 per statement. */
+export async function seedCustomersBySql(service: ServiceUnderTest, count: number): Promise<void> {
+  const tenantId = await superAdminTenant(service);
   for (let start = 0; start < count; start += 5000) {
     const size = Math.min(5000, count - start);
     const values: unknown[] = [];
