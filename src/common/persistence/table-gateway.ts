@@ -56,6 +56,12 @@ export interface RemoveOptions {
   forget?: boolean;
 }
 
+/**
+ * A locking read, on MySQL/MariaDB: `true` for the rows this write changes or deletes (FOR UPDATE),
+ * `'share'` for rows it only needs to stay (a link's two ends: their deletion waits for this write).
+ */
+export type RowLock = boolean | 'share';
+
 /** An update of one row: the row as read (under lock) and the values to write. */
 export interface RowUpdate<E> {
   existing: E;
@@ -106,7 +112,7 @@ export abstract class TableGateway<E extends { id: number }> {
 
   // ---- reads ----
 
-  async findById(id: number, options: { lock?: boolean } = {}): Promise<E | undefined> {
+  async findById(id: number, options: { lock?: RowLock } = {}): Promise<E | undefined> {
     const scope = this.scope();
     const [row] = await this.sql.query<Record<string, unknown>>(
       `SELECT ${this.spec.selectList(this.t)} FROM ${this.t} WHERE ${this.t}.id = ? AND ${scope.sql}${this.lock(options)}`,
@@ -116,7 +122,7 @@ export abstract class TableGateway<E extends { id: number }> {
   }
 
   /** The rows of these ids that the scope has, in no particular order (with `lock`, locked for this transaction). */
-  async findMany(ids: readonly number[], options: { lock?: boolean } = {}): Promise<E[]> {
+  async findMany(ids: readonly number[], options: { lock?: RowLock } = {}): Promise<E[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
     const scope = this.scope();
@@ -509,8 +515,9 @@ export abstract class TableGateway<E extends { id: number }> {
     return this.session;
   }
 
-  private lock(options: { lock?: boolean }): string {
-    return options.lock && this.sql.dialect === 'mysql' ? ' FOR UPDATE' : '';
+  private lock(options: { lock?: RowLock }): string {
+    if (!options.lock || this.sql.dialect !== 'mysql') return ''; // SQLite: one writer at a time anyway
+    return options.lock === 'share' ? ' LOCK IN SHARE MODE' : ' FOR UPDATE';
   }
 
   /** A new row as an INSERT that names every column writes it. */

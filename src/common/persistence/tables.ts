@@ -149,7 +149,8 @@ class TenantScope implements TenantTx {
   }
 
   async reference<E extends TenantOwnedEntity>(entity: Type<E>, id: number, field: string): Promise<E> {
-    const row = await this.table(entity).findById(id);
+    // Share-locked: a deletion of the referenced row waits for this write, then sees what it wrote.
+    const row = await this.table(entity).findById(id, { lock: 'share' });
     if (!row) throw ValidationFailed.field(field, `The selected ${field.replace(/_/g, ' ')} is invalid.`);
     return row;
   }

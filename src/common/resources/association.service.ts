@@ -15,7 +15,7 @@ import {
   type SortFields,
 } from '../persistence/keyset.js';
 import type { ListQueryDto } from './list-query.dto.js';
-import { matching, quote, type Values } from '../persistence/table-gateway.js';
+import { matching, quote, type RowLock, type Values } from '../persistence/table-gateway.js';
 import type { Tables, TenantReads, TenantTx } from '../persistence/tables.js';
 import type { TenantOwnedEntity } from '../persistence/tenant-owned.entity.js';
 
@@ -125,8 +125,9 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
   create(auth: AuthContext, ownerId: number, dto: Dto): Promise<R> {
     const { definition } = this;
     return this.tables.write(auth, async (tx) => {
-      // No lock on the campaign: the unique index of (campaign, target) decides two racing links.
-      await this.findOwner(tx, ownerId);
+      // Both ends share-locked (a deletion of either waits for this link, then removes it or
+      // refuses); two racing links are decided by the unique index of (campaign, target).
+      await this.findOwner(tx, ownerId, 'share');
       const targetId = definition.targetId(dto);
       const field = definition.target.column;
       await tx.reference(definition.target.resource.definition.entity, targetId, field);
@@ -215,8 +216,8 @@ export class AssociationService<L extends TenantOwnedEntity, T extends TenantOwn
     return Number(row?.n ?? 0);
   }
 
-  private async findOwner(tx: TenantReads, ownerId: number): Promise<void> {
-    if (!(await tx.table(this.definition.owner.entity).findById(ownerId))) {
+  private async findOwner(tx: TenantReads, ownerId: number, lock?: RowLock): Promise<void> {
+    if (!(await tx.table(this.definition.owner.entity).findById(ownerId, { lock }))) {
       throw new RecordNotFound(this.definition.owner.label);
     }
   }

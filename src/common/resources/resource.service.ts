@@ -2,7 +2,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { containsCondition } from '../persistence/contains.js';
 import type { SqlValue } from '../persistence/database.js';
 import { pageRequest, type Condition } from '../persistence/keyset.js';
-import { quote } from '../persistence/table-gateway.js';
+import { quote, type RowLock } from '../persistence/table-gateway.js';
 import type { Tables, TenantReads, TenantTx } from '../persistence/tables.js';
 import type { TenantOwnedEntity } from '../persistence/tenant-owned.entity.js';
 import { RecordNotFound } from '../http/api-exception.js';
@@ -69,7 +69,7 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
   create(auth: AuthContext, dto: Dto, parentId?: number): Promise<R> {
     const { definition: d } = this;
     return this.tables.write(auth, async (tx) => {
-      if (d.parent && parentId !== undefined) await this.findParent(tx, parentId, d.parent.serializeOn);
+      if (d.parent && parentId !== undefined) await this.findParent(tx, parentId, d.parent.serializeOn, 'share');
       const context = { tx, parentId };
       await d.validate?.(dto, context);
       const values = d.toColumns(dto);
@@ -135,12 +135,20 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
     return existing;
   }
 
-  /** The parent in the caller's tenant (404 otherwise); with `serializeOn`, claimed for this write. */
-  private async findParent(reads: TenantReads | TenantTx, parentId: number, serializeOn?: string): Promise<void> {
+  /**
+   * The parent in the caller's tenant (404 otherwise); with `serializeOn`, claimed for this write;
+   * with `lock`, share-locked (a create: the parent's deletion waits for it, then sees the child).
+   */
+  private async findParent(
+    reads: TenantReads | TenantTx,
+    parentId: number,
+    serializeOn?: string,
+    lock?: RowLock,
+  ): Promise<void> {
     const parent = this.definition.parent!;
     const found = serializeOn
       ? await (reads as TenantTx).table(parent.entity).claim(parentId, serializeOn)
-      : Boolean(await reads.table(parent.entity).findById(parentId));
+      : Boolean(await reads.table(parent.entity).findById(parentId, { lock }));
     if (!found) throw new RecordNotFound(parent.label);
   }
 }
