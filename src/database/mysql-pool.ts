@@ -92,13 +92,12 @@ export class FailoverPool {
   }
 
   query(sql: string, callback: (error: Error | null, result: unknown) => void): void {
-    this.getConnection((error, connection) => {
-      if (error) return callback(error, undefined);
-      connection.query(sql, (failure, result) => {
-        connection.release();
-        callback(failure, result);
-      });
-    });
+    this.getConnection((error, connection) => this.queryOn(error, connection, sql, callback));
+  }
+
+  /** One autocommit write as text (no parameters), on the writer node. */
+  queryOnWriter(sql: string, callback: (error: Error | null, result: unknown) => void): void {
+    this.getWriterConnection((error, connection) => this.queryOn(error, connection, sql, callback));
   }
 
   end(callback: (error?: Error | null) => void): void {
@@ -148,6 +147,19 @@ export class FailoverPool {
       connection.query(SESSION_SETUP, () => undefined);
     }
     callback(error, connection);
+  }
+
+  private queryOn(
+    error: Error | null,
+    connection: PoolConnection,
+    sql: string,
+    callback: (error: Error | null, result: unknown) => void,
+  ): void {
+    if (error) return callback(error, undefined);
+    connection.query(sql, (failure, result) => {
+      connection.release();
+      callback(failure, result);
+    });
   }
 
   private executeOn(

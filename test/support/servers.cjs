@@ -64,6 +64,10 @@ const requirements = {
 const WHOLE_SPECS = {
   'test/database-outage.e2e-spec.ts': { what: 'database outage and recovery', needs: requirements.mysql },
   'test/database-failover.e2e-spec.ts': { what: 'database failover between hosts', needs: requirements.mysqlSuite },
+  'test/prepared-statements.e2e-spec.ts': {
+    what: 'prepared and text statements on MariaDB',
+    needs: requirements.mysql,
+  },
   'test/redis-outage.e2e-spec.ts': { what: 'rate limiting through a Redis outage', needs: requirements.redisServer },
   'test/docs-browser.e2e-spec.ts': { what: '/api/docs in a browser', needs: requirements.chromium },
 };

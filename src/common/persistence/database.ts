@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
+import { format, type Pool, type PoolConnection, type ResultSetHeader } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import { ApiException } from '../http/api-exception.js';
@@ -36,7 +36,17 @@ export interface TransactionOptions {
 interface WriterRouting {
   getWriterConnection(callback: (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void): void;
   executeOnWriter(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void;
+  queryOnWriter(sql: string, callback: (error: Error | null, result: unknown) => void): void;
 }
+
+/**
+ * A statement with more parameters than this (a multi-row INSERT, a long IN list: the bulk paths)
+ * goes as text, its values escaped by mysql2, not as a prepared statement: mysql2 keeps every
+ * prepared statement of a connection with a definition object per parameter (a 1,000-row INSERT
+ * holds 10,000), which filled the heap during a 1,000,000-row import; and a statement run once
+ * saves the PREPARE round trip.
+ */
+const MAX_PREPARED_PARAMS = 64;
 
 const routesWrites = (pool: unknown): pool is WriterRouting =>
   typeof (pool as Partial<WriterRouting>).getWriterConnection === 'function';
@@ -188,8 +198,9 @@ export class Database implements Sql {
     this.dataSource.logger.logQuery(sql, params as unknown[]);
     return new Promise<T>((resolve, reject) => {
       const done = (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result as T));
-      if (prepared) on.execute(sql, params as SqlValue[], done);
-      else on.query(sql, done);
+      if (!prepared) on.query(sql, done);
+      else if (params.length > MAX_PREPARED_PARAMS) on.query(asText(sql, params), done);
+      else on.execute(sql, params as SqlValue[], done);
     });
   }
 
@@ -197,11 +208,11 @@ export class Database implements Sql {
     const pool = this.pool();
     if (!routesWrites(pool)) return this.execute<T>(pool, sql, params);
     this.dataSource.logger.logQuery(sql, params as unknown[]);
-    return new Promise<T>((resolve, reject) =>
-      pool.executeOnWriter(sql, params as SqlValue[], (error, result) =>
-        error ? reject(error) : resolve(result as T),
-      ),
-    );
+    return new Promise<T>((resolve, reject) => {
+      const done = (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result as T));
+      if (params.length > MAX_PREPARED_PARAMS) pool.queryOnWriter(asText(sql, params), done);
+      else pool.executeOnWriter(sql, params as SqlValue[], done);
+    });
   }
 
   private pool(): Pool {
@@ -249,3 +260,8 @@ function writeResult(result: { raw: unknown; affected?: number | null }): WriteR
 export const sqliteDateTime = (date: Date): string => date.toISOString().replace('T', ' ').replace('Z', '');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The statement with its values escaped into it (dates in UTC, as the connections' `timezone: 'Z'`). */
+function asText(sql: string, params: readonly SqlValue[]): string {
+  return format(sql, params as SqlValue[], false, 'Z');
+}
