@@ -64,6 +64,10 @@ const requirements = {
 const WHOLE_SPECS = {
   'test/database-outage.e2e-spec.ts': { what: 'database outage and recovery', needs: requirements.mysql },
   'test/database-failover.e2e-spec.ts': { what: 'database failover between hosts', needs: requirements.mysqlSuite },
+  'test/suppression-lookup.e2e-spec.ts': {
+    what: 'the suppression check on MariaDB',
+    needs: requirements.mysql,
+  },
   'test/prepared-statements.e2e-spec.ts': {
     what: 'prepared and text statements on MariaDB',
     needs: requirements.mysql,
