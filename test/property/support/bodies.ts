@@ -490,7 +490,10 @@ function brokenValues(schema: Schema, required: boolean): fc.Arbitrary<Mutation>
               m('array of strings instead of objects', ['x']),
               m('array holding an empty object', [{}], !!items.required?.length),
             ]
-          : [m('array of numbers', [1, 2]), m('unknown entry', ['no-such-entry'])]),
+          : isIdSchema(items) || items.type === 'integer'
+            ? // Ids: [1, 2] may well name records of the tenant; one that cannot be one is the bad case.
+              [m('array of unknown ids', [999_999_999]), m('array of id-like text', ['no-such-entry'])]
+            : [m('array of numbers', [1, 2]), m('unknown entry', ['no-such-entry'])]),
       ),
     );
   }
