@@ -237,6 +237,10 @@ describe('createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook,
     expect(log.every((a) => typeof a.duration_ms === 'number')).toBe(true);
     // Filters of the log.
     expect(await dataOf(admin.get(`/api/webhooks/${webhook.id}/deliveries`, { status: 'failed' }))).toEqual([]);
+    // Failing and recovering is the service's bookkeeping, not a change of the endpoint.
+    expect((await dataOf(admin.get(`/api/webhooks/${webhook.id}`))).updated_at).toBe(webhook.updated_at);
+    const changes = await dataOf(admin.get('/api/events', { resource: 'webhook', resource_id: webhook.id as number }));
+    expect(changes.map((e: Row) => e.type)).toEqual(['webhook.created']);
   });
 
   it('fails a delivery once the schedule is spent, and retries it on request (202)', async () => {

@@ -382,12 +382,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** When the endpoint started failing (null: it delivers again); the service's own bookkeeping. */
+  /**
+   * When the endpoint started failing (null: it delivers again): the service's own bookkeeping, not
+   * a change of the endpoint, so it moves neither its `updated_at` nor the log or the change feed.
+   */
   private async setFailingSince(tenantId: number, webhookId: number, since: number | null): Promise<void> {
-    await this.tables.write(systemAuth(tenantId, this.owner), async (tx) => {
-      const webhook = await tx.table(Webhook).findById(webhookId);
-      if (webhook) await tx.table(Webhook).update(webhook, { failing_since: since });
-    });
+    await this.tables.writeWithBookkeeping(systemAuth(tenantId, this.owner), (_tx, bookkeeping) =>
+      bookkeeping.run('UPDATE webhooks SET failing_since = ? WHERE id = ? AND tenant_id = ?', [
+        since,
+        webhookId,
+        tenantId,
+      ]),
+    );
   }
 
   /** Disables an endpoint (`gone`: it answered 410; `failing`: five days without a success) and announces it. */
