@@ -3,6 +3,7 @@ import { recordActivity } from '../../../common/activity/activity-log.writer.js'
 import { systemAuth, type AuthContext } from '../../../common/auth/auth-context.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import { wholeSecondNow } from '../../../common/persistence/columns.js';
+import { claimOldestJob, releaseJob, type LeasedTable } from '../../../common/lifecycle/job-leases.js';
 import { Database, type Sql } from '../../../common/persistence/database.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import { CustomerErasure } from '../entities/customer-erasure.entity.js';
@@ -35,22 +36,12 @@ export class ErasureJobs {
 
   /** Claims the oldest job that is queued, or running on a lease that has run out. */
   async claimNext(owner: string): Promise<CustomerErasure | undefined> {
-    const now = Date.now();
-    const candidates = await this.db.query<{ id: number | string }>(
-      `SELECT id FROM customer_erasures
-        WHERE status IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < ?)
-        ORDER BY id LIMIT 5`,
-      [now],
-    );
-    for (const { id } of candidates) {
-      const { affected } = await this.db.run(
-        `UPDATE customer_erasures SET lease_owner = ?, lease_expires_at = ?, status = 'running', updated_at = ?
-          WHERE id = ? AND status IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
-        [owner, now + this.config.erasures.leaseMs, wholeSecondNow(), Number(id), now],
-      );
-      if (affected === 1) return this.read(Number(id));
-    }
-    return undefined;
+    const id = await claimOldestJob(this.db, this.leased(), owner);
+    return id === undefined ? undefined : this.read(id);
+  }
+
+  private leased(): LeasedTable {
+    return { table: 'customer_erasures', leaseMs: this.config.erasures.leaseMs };
   }
 
   async read(id: number): Promise<CustomerErasure | undefined> {
@@ -81,11 +72,8 @@ export class ErasureJobs {
   }
 
   /** Gives the job back (graceful stop): another instance resumes it at once. */
-  async release(job: CustomerErasure, owner: string): Promise<void> {
-    await this.db.run(
-      `UPDATE customer_erasures SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?`,
-      [job.id, owner],
-    );
+  release(job: CustomerErasure, owner: string): Promise<void> {
+    return releaseJob(this.db, this.leased(), job.id, owner);
   }
 
   /** Ends the job with its one activity entry (its counts); false when it is no longer this owner's. */

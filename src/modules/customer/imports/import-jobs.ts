@@ -4,6 +4,7 @@ import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import { wholeSecondNow } from '../../../common/persistence/columns.js';
 import { scrubSecret } from '../../../common/persistence/database-errors.js';
+import { claimOldestJob, releaseJob, type LeasedTable } from '../../../common/lifecycle/job-leases.js';
 import { Database, type Sql, type SqlValue } from '../../../common/persistence/database.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import { CustomerImport, FINISHED_STATUSES, type ImportStatus } from '../entities/customer-import.entity.js';
@@ -76,23 +77,16 @@ export class ImportJobs {
 
   /** Claims the oldest job that is queued, or running on a lease that has run out. */
   async claimNext(owner: string): Promise<CustomerImport | undefined> {
-    const now = Date.now();
-    const candidates = await this.db.query<{ id: number | string }>(
-      `SELECT id FROM customer_imports
-        WHERE status IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < ?)
-        ORDER BY id LIMIT 5`,
-      [now],
-    );
-    for (const { id } of candidates) {
-      const { affected } = await this.db.run(
-        `UPDATE customer_imports
-            SET lease_owner = ?, lease_expires_at = ?, status = 'running', started_at = COALESCE(started_at, ?), updated_at = ?
-          WHERE id = ? AND status IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
-        [owner, now + this.leaseMs, wholeSecondNow(), wholeSecondNow(), Number(id), now],
-      );
-      if (affected === 1) return this.read(Number(id));
-    }
-    return undefined;
+    const id = await claimOldestJob(this.db, this.leased(), owner);
+    return id === undefined ? undefined : this.read(id);
+  }
+
+  private leased(): LeasedTable {
+    return {
+      table: 'customer_imports',
+      leaseMs: this.leaseMs,
+      onClaim: { set: 'started_at = COALESCE(started_at, ?)', params: () => [wholeSecondNow()] },
+    };
   }
 
   async read(id: number): Promise<CustomerImport | undefined> {
@@ -114,11 +108,8 @@ export class ImportJobs {
   }
 
   /** Gives the job back (graceful stop): another instance resumes it at once. */
-  async release(job: CustomerImport, owner: string): Promise<void> {
-    await this.db.run(
-      `UPDATE customer_imports SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?`,
-      [job.id, owner],
-    );
+  release(job: CustomerImport, owner: string): Promise<void> {
+    return releaseJob(this.db, this.leased(), job.id, owner);
   }
 
   /**
