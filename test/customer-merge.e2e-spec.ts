@@ -1,3 +1,4 @@
+import type { FeedEvent as PublishedEvent } from '../src/common/events/change-feed.js';
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { login } from './support/auth.js';
@@ -18,18 +19,8 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 
 const unique = () => randomBytes(4).toString('hex');
 
-interface FeedEvent {
-  id: string;
-  sequence: number;
-  type: string;
-  occurred_at: string;
-  resource: string;
-  resource_id: number;
-  data: Row | null;
-  changes: string[];
-  causer: { type: 'user'; id: number } | null;
-  request_id: string | null;
-}
+/** An event as the feed answers it, its data a record's answer (or a tombstone). */
+type FeedEvent = Omit<PublishedEvent, 'data'> & { data: Row | null };
 
 interface Entry {
   id: number;

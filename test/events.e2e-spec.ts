@@ -1,3 +1,4 @@
+import type { FeedEvent as PublishedEvent } from '../src/common/events/change-feed.js';
 import { randomBytes } from 'node:crypto';
 import { Database } from '../src/common/persistence/database.js';
 import { EventSequencer } from '../src/common/events/event-sequencer.js';
@@ -24,18 +25,8 @@ import type { TestApp } from './support/test-app.js';
 
 const unique = () => randomBytes(3).toString('hex');
 
-interface FeedEvent {
-  id: string;
-  sequence: number;
-  type: string;
-  occurred_at: string;
-  resource: string;
-  resource_id: number;
-  data: Row | null;
-  changes: string[];
-  causer: { type: 'user'; id: number } | null;
-  request_id: string | null;
-}
+/** An event as the feed answers it, its data a record's answer (or a tombstone). */
+type FeedEvent = Omit<PublishedEvent, 'data'> & { data: Row | null };
 
 /** Every event after `cursor`, following `meta.next_cursor` until `has_more` is false; and the cursor to go on from. */
 async function follow(
