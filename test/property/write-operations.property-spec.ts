@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import type { Row } from '../support/marketing-factories.js';
 import { mysqlBaseUrl } from '../support/test-database.js';
 import { startApiApp, type ApiApp } from './support/api-app.js';
 import { caseArb, type GeneratedCase } from './support/bodies.js';
@@ -180,6 +181,7 @@ async function checkCase(ctx: ApiContext, target: Target, c: GeneratedCase, erro
     process.stdout.write(`${where}\n   sent ${short(c.body ?? c.raw.toString().slice(0, 300))}\n`);
 
   if (res.status >= 500) throw new Error(`a 5xx: ${where}`);
+  if (res.status < 300) await target.settle?.(res.body.data as Row);
   if (errorLines.length > errorsBefore)
     throw new Error(`error-level log line: ${where}\n${errorLines.slice(errorsBefore).join('\n')}`);
   if (Object.hasOwn(Object.prototype, 'polluted')) throw new Error(`Object.prototype polluted: ${where}`);

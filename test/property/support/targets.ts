@@ -44,6 +44,8 @@ export interface Target {
   recordId?: number;
   /** Reads a record the operation wrote, by id (undefined when it is not there). */
   read?: (id: number) => Promise<Row | undefined>;
+  /** Waits for the background work a 2xx answer started (an erasure's job), so that the next case finds it done. */
+  settle?: (answer: Row) => Promise<void>;
   /**
    * Valid values of fields whose validity depends on other records (ids of live records, role
    * names, attachment paths): the generators draw valid values of these fields from here only.
@@ -129,6 +131,16 @@ export async function tableCounts(ctx: ApiContext): Promise<Record<string, numbe
   return Object.fromEntries(Object.entries(row).map(([table, count]) => [table, Number(count)]));
 }
 
+/** Waits until the job at `path` has ended (completed, failed or cancelled). */
+async function jobEnded(ctx: ApiContext, path: string): Promise<void> {
+  for (let waited = 0; ; waited += 50) {
+    const job = await getOne(ctx, path);
+    if (job && ['completed', 'failed', 'cancelled'].includes(String(job.status))) return;
+    if (waited > 30_000) throw new Error(`the job at ${path} did not end`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const byId = (path: (id: number) => string) => (ctx: ApiContext) => (id: number) => getOne(ctx, path(id));
 const inList = (path: string) => (ctx: ApiContext) => async (id: number) =>
   (await listAll(ctx, path)).find((row) => row.id === id);
@@ -142,6 +154,7 @@ interface Spec {
   hints?: Record<string, unknown[]>;
   validMax?: Record<string, number>;
   authorization?: () => Promise<string | undefined>;
+  settle?: (ctx: ApiContext) => (answer: Row) => Promise<void>;
   itemsFailAlone?: string;
   /** Fields the write's answer shows that the record's GET does not (a webhook's secret). */
   answerOnly?: string[];
@@ -376,12 +389,7 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
     if (upload.status !== 202) throw new Error(`fixture import: ${upload.status} ${JSON.stringify(upload.body)}`);
     // The job runs in the background: wait for its end, so that nothing else changes while the operation is tried.
     const id = upload.body.data.id as number;
-    for (let waited = 0; ; waited += 50) {
-      const job = await getOne(ctx, `/api/customers/imports/${id}`);
-      if (job && ['completed', 'failed', 'cancelled'].includes(String(job.status))) break;
-      if (waited > 30_000) throw new Error(`fixture import ${id} did not finish`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await jobEnded(ctx, `/api/customers/imports/${id}`);
     return { path: `/api/customers/imports/${id}/cancel`, list: '/api/customers/imports' };
   },
   createCustomer: async () => ({
@@ -441,7 +449,12 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
   },
   eraseCustomer: async (ctx) => {
     const customer = await make(ctx, '/api/customers', { email: `erase-${unique()}@example.com` });
-    return { path: `/api/customers/${customer.id}/erase`, list: '/api/customers' };
+    return {
+      path: `/api/customers/${customer.id}/erase`,
+      list: '/api/customers',
+      // The job scrubs the customer's activity and records its own end: not while a later case is tried.
+      settle: (ctx) => (job) => jobEnded(ctx, `/api/customers/erasures/${job.id}`),
+    };
   },
   createWebhook: async () => ({
     path: '/api/webhooks',
@@ -541,6 +554,7 @@ export async function prepareTarget(ctx: ApiContext, op: WriteOperation): Promis
     list: s.list,
     recordId: s.recordId,
     read: s.read?.(ctx),
+    settle: s.settle?.(ctx),
     choices: s.choices ?? {},
     hints: s.hints ?? {},
     validMax: s.validMax ?? {},
