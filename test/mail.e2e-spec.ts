@@ -127,6 +127,17 @@ describe('sendEmail: POST /api/send-email over SMTP', () => {
     expect(mail.parsed.replyTo).toBeUndefined();
   });
 
+  it('takes addresses with spaces around them, as every e-mail field of the API does, and sends to them trimmed', async () => {
+    await send(
+      message({ to: ' Ada@Example.com ', from_email: ' reports@example.com', reply_to: 'help@example.com\t' }),
+    ).expect(200);
+    const mail = smtp.last();
+    // The local part keeps its case; the transport writes the domain in lower case.
+    expect(mail.envelopeTo).toEqual(['Ada@example.com']);
+    expect(mail.envelopeFrom).toBe('reports@example.com');
+    expect(mail.parsed.replyTo?.value).toEqual([{ address: 'help@example.com', name: '' }]);
+  });
+
   it('attaches files of the storage area, byte for byte, under their name or `as`, with `mime`', async () => {
     await send(
       message({

@@ -216,6 +216,13 @@ export const EmailField = (options: Omit<StringFieldOptions, 'email'> = {}) =>
     StringField({ max: 255, example: 'ada@example.com', ...options, email: true }),
   );
 
+/** An address a message goes to or comes from: spaces around it dropped as EmailField drops them, its case kept. */
+export const MailAddressField = (options: Omit<StringFieldOptions, 'email'> = {}) =>
+  applyDecorators(
+    Transform(({ value }) => (typeof value === 'string' ? value.trim() : value)),
+    StringField({ max: 255, ...options, email: true }),
+  );
+
 /**
  * A string that must itself hold valid JSON text; stored and returned byte for byte as sent.
  * The string must be well-formed Unicode like any text. JSON text that spells a lone surrogate as

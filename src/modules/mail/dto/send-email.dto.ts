@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Matches } from 'class-validator';
-import { NestedArrayField, StringField } from '../../../common/fields/fields.js';
+import { MailAddressField, NestedArrayField, StringField } from '../../../common/fields/fields.js';
 
 /** type/subtype as RFC 6838 names them; nothing else may reach the Content-Type header. */
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
@@ -35,7 +35,7 @@ export class EmailAttachmentDto {
 }
 
 export class SendEmailDto {
-  @StringField({ email: true, max: 255, example: 'ada@example.com' })
+  @MailAddressField({ example: 'ada@example.com' })
   to: string;
 
   @StringField({ max: 255, example: 'Your January report' })
@@ -47,11 +47,9 @@ export class SendEmailDto {
   })
   content: string;
 
-  @StringField({
+  @MailAddressField({
     required: false,
     nullable: true,
-    email: true,
-    max: 255,
     example: 'reports@example.com',
     description: 'Sender address; default: `MAIL_FROM`',
   })
@@ -60,7 +58,7 @@ export class SendEmailDto {
   @StringField({ required: false, nullable: true, max: 255, example: 'Reporting team' })
   from_name?: string | null;
 
-  @StringField({ required: false, nullable: true, email: true, max: 255, example: 'support@example.com' })
+  @MailAddressField({ required: false, nullable: true, example: 'support@example.com' })
   reply_to?: string | null;
 
   @NestedArrayField(() => EmailAttachmentDto, { required: false, nullable: true })
