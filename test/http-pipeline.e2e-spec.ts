@@ -23,6 +23,24 @@ describe('HTTP pipeline', () => {
     expectErrorHeaders(res);
   });
 
+  it.each(['/api/%zz', '/api/customers/%E0%A4%A', '/api/docs/%'])(
+    'answers a path with a broken percent-encoding (%s) 400 in the conventions shape',
+    async (path) => {
+      const res = await t.http.get(path).expect(400);
+      expect(res.body).toEqual({ message: 'The request path is not valid percent-encoded text.' });
+      expectErrorHeaders(res);
+    },
+  );
+
+  it('lets the route judge a long path segment (an id of 101 digits is no customer: 404)', async () => {
+    const token = await login(t);
+    const res = await t.http
+      .get(`/api/customers/${'1'.repeat(101)}`)
+      .set('Authorization', token)
+      .expect(404);
+    expect(res.body).toEqual({ message: 'No query results for record.' });
+  });
+
   it('answers 400 for malformed JSON, with the rate-limit headers of a known route', async () => {
     const res = await t.http.post('/api/login').set('Content-Type', 'application/json').send('{"email": ').expect(400);
     expect(res.body).toEqual({ message: 'The request body is not valid JSON.' });
