@@ -43,7 +43,7 @@ export async function createApp(
     skipMiddie: true,
     frameworkErrors: frameworkErrors(EXPOSED_HEADERS),
     // The routes judge their parameters (a 101-digit id is a 404); fastify's default of 100 would answer 414 first.
-    maxParamLength: 8_192,
+    routerOptions: { maxParamLength: 8_192 },
   });
   const fastify = adapter.getInstance();
   registerBodyParsing(fastify);

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../common/config/app-config.js';
+import { queryFormat } from '../common/persistence/sql-text.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { mysqlDriver } from './mysql-pool.js';
@@ -53,6 +54,6 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
     poolSize: 10,
     connectTimeout: 3000,
     // trace: false spares mysql2 an Error.captureStackTrace per query (4 % of a request's CPU).
-    extra: { enableKeepAlive: true, trace: false, maxPreparedStatements: 256 },
+    extra: { enableKeepAlive: true, trace: false, maxPreparedStatements: 256, queryFormat },
   };
 }

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { format, type Pool, type PoolConnection, type ResultSetHeader } from 'mysql2';
+import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import { ApiException } from '../http/api-exception.js';
 import { isRetryableConflict, RetryTransaction } from './database-errors.js';
+import { statementText, type SqlValue } from './sql-text.js';
 
 export type Dialect = 'mysql' | 'sqlite';
-export type SqlValue = string | number | boolean | Date | null;
+export type { SqlValue } from './sql-text.js';
 
 export interface WriteResult {
   /** The id an INSERT gave its row. */
@@ -199,7 +200,7 @@ export class Database implements Sql {
     return new Promise<T>((resolve, reject) => {
       const done = (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result as T));
       if (!prepared) on.query(sql, done);
-      else if (params.length > MAX_PREPARED_PARAMS) on.query(asText(sql, params), done);
+      else if (params.length > MAX_PREPARED_PARAMS) on.query(statementText(sql, params), done);
       else on.execute(sql, params as SqlValue[], done);
     });
   }
@@ -210,7 +211,7 @@ export class Database implements Sql {
     this.dataSource.logger.logQuery(sql, params as unknown[]);
     return new Promise<T>((resolve, reject) => {
       const done = (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result as T));
-      if (params.length > MAX_PREPARED_PARAMS) pool.queryOnWriter(asText(sql, params), done);
+      if (params.length > MAX_PREPARED_PARAMS) pool.queryOnWriter(statementText(sql, params), done);
       else pool.executeOnWriter(sql, params as SqlValue[], done);
     });
   }
@@ -260,8 +261,3 @@ function writeResult(result: { raw: unknown; affected?: number | null }): WriteR
 export const sqliteDateTime = (date: Date): string => date.toISOString().replace('T', ' ').replace('Z', '');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The statement with its values escaped into it (dates in UTC, as the connections' `timezone: 'Z'`). */
-function asText(sql: string, params: readonly SqlValue[]): string {
-  return format(sql, params as SqlValue[], false, 'Z');
-}
