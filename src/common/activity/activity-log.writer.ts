@@ -2,6 +2,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { USER_MODEL_TYPE } from '../auth/auth-user.js';
 import { wholeSecondNow } from '../persistence/columns.js';
 import type { Sql, SqlValue } from '../persistence/database.js';
+import type { Statement } from '../persistence/statement-batch.js';
 
 export type ActivityEvent = 'created' | 'updated' | 'deleted';
 export type Attributes = Record<string, unknown>;
@@ -47,7 +48,13 @@ const ENTRIES_PER_STATEMENT = 2000;
  * the log but recordActivity.
  */
 export async function recordActivities(tx: Sql, actor: Actor, entries: readonly ActivityEntry[]): Promise<void> {
+  for (const statement of activityStatements(actor, entries)) await tx.run(statement.sql, statement.params);
+}
+
+/** The multi-row INSERTs that write `entries` (a write's Journal sends them with its events: runTogether). */
+export function activityStatements(actor: Actor, entries: readonly ActivityEntry[]): Statement[] {
   const now = wholeSecondNow();
+  const statements: Statement[] = [];
   for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
     const slice = entries.slice(start, start + ENTRIES_PER_STATEMENT);
     const params: SqlValue[] = [];
@@ -70,13 +77,14 @@ export async function recordActivities(tx: Sql, actor: Actor, entries: readonly 
         now,
       );
     }
-    await tx.run(
-      `INSERT INTO activity_log (log_name, description, subject_type, subject_id, event, causer_type, causer_id,
+    statements.push({
+      sql: `INSERT INTO activity_log (log_name, description, subject_type, subject_id, event, causer_type, causer_id,
          properties, batch_uuid, tenant_id, created_at, updated_at)
        VALUES ${slice.map(() => "('default', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ')}`,
       params,
-    );
+    });
   }
+  return statements;
 }
 
 /** A row's loggable values, as the API shows them: dates in ISO 8601; secrets left out. */

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../activity/activity-log.writer.js';
-import type { Sql, SqlValue } from '../persistence/database.js';
+import type { SqlValue } from '../persistence/database.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
+import type { Statement } from '../persistence/statement-batch.js';
 import { EventCatalog, type RecordKind } from './event-catalog.js';
 import { EventSequencer } from './event-sequencer.js';
 
@@ -64,7 +65,7 @@ export class ChangeFeed implements ChangeRecorder {
 
   async record(write: RecordedWrite): Promise<void> {
     const events = await this.eventsOf(write);
-    if (events.length) await insertEvents(write.sql, write.actor, events);
+    if (events.length) write.send(...eventStatements(write.actor, events));
   }
 
   committed(): void {
@@ -148,10 +149,11 @@ export class ChangeFeed implements ChangeRecorder {
   }
 }
 
-/** Stores events of one write in a few multi-row INSERTs, without a sequence yet. */
-export async function insertEvents(sql: Sql, actor: Actor, events: readonly NewEvent[]): Promise<void> {
+/** The multi-row INSERTs that store events of one write, without a sequence yet (the Journal sends them with its activity entries). */
+export function eventStatements(actor: Actor, events: readonly NewEvent[]): Statement[] {
   const occurredAt = Date.now();
   const causer = actor.job ? null : (actor.user?.id ?? null);
+  const statements: Statement[] = [];
   for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
     const slice = events.slice(start, start + EVENTS_PER_STATEMENT);
     const params: SqlValue[] = [];
@@ -169,9 +171,10 @@ export async function insertEvents(sql: Sql, actor: Actor, events: readonly NewE
         event.counted === true,
       );
     }
-    await sql.run(
-      `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    statements.push({
+      sql: `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
       params,
-    );
+    });
   }
+  return statements;
 }

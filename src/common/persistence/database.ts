@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
@@ -22,6 +22,8 @@ export interface Sql {
   readonly dialect: Dialect;
   query<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   run(sql: string, params?: readonly SqlValue[]): Promise<WriteResult>;
+  /** MariaDB in a transaction: several statements may go as one `BEGIN NOT ATOMIC … END` (runTogether). */
+  readonly compoundStatements?: boolean;
 }
 
 /** Options of one transaction. */
@@ -73,14 +75,22 @@ export const CONFLICT_RETRY_AFTER_SECONDS = 1;
  * that one request never sees another's uncommitted rows (nor nests a transaction inside it).
  */
 @Injectable()
-export class Database implements Sql {
+export class Database implements Sql, OnModuleInit {
   readonly dialect: Dialect;
+  /** The server is MariaDB, which runs a compound statement outside a stored program (MySQL does not). */
+  private mariadb = false;
   /** Transactions run again because a concurrent one won a conflict (for the cluster figures). */
   conflictRetries = 0;
   private sqliteTurn: Promise<unknown> = Promise.resolve();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.dialect !== 'mysql') return;
+    const [row] = await this.query<{ version: string }>('SELECT VERSION() AS version');
+    this.mariadb = /mariadb/i.test(row?.version ?? '');
   }
 
   query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
@@ -176,6 +186,7 @@ export class Database implements Sql {
       const result = await work(
         {
           dialect: 'mysql',
+          compoundStatements: this.mariadb,
           query: (sql, params = []) => this.execute(connection, sql, params),
           run: async (sql, params = []) =>
             mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),

@@ -1,6 +1,7 @@
-import { recordActivities, type ActivityEntry, type Actor } from '../activity/activity-log.writer.js';
+import { activityStatements, type ActivityEntry, type Actor } from '../activity/activity-log.writer.js';
 import type { Sql } from './database.js';
 import type { Announcement, ChangeLog, RecordChange } from './record-change.js';
+import { runTogether, type Statement } from './statement-batch.js';
 import type { TenantReads } from './tenant-reads.js';
 
 /** What a recorder gets of one write: its SQL (inside the transaction), who wrote, and reads of any tenant in it. */
@@ -13,6 +14,8 @@ export interface RecordedWrite {
   readsOf(tenantId: number): TenantReads;
   /** Publishes an event with this write (a recorder that runs before the change feed: usage thresholds). */
   announce(announcement: Announcement): void;
+  /** Statements that write what the recorder keeps, sent with the activity entries once every recorder ran. */
+  send(...statements: Statement[]): void;
 }
 
 /** What else a write's changes are recorded as, before its transaction commits (the change feed). */
@@ -49,7 +52,7 @@ export class Journal implements ChangeLog {
     this.announcements.push(announcement);
   }
 
-  /** Writes the activity entries and hands the changes to the recorders; called once, last in the transaction. */
+  /** Hands the changes to the recorders, then writes the activity entries and what the recorders sent; called once, last in the transaction. */
   async flush(readsOf: (tenantId: number) => TenantReads): Promise<void> {
     if (this.isEmpty) return;
     const entries: ActivityEntry[] = [];
@@ -66,7 +69,8 @@ export class Journal implements ChangeLog {
         properties: change.activity.properties,
       });
     }
-    if (entries.length) await recordActivities(this.sql, this.actor, entries);
+    // Nothing a recorder reads is written by these: they all go out last, in one round trip where the database allows.
+    const statements = activityStatements(this.actor, entries);
     const write: RecordedWrite = {
       sql: this.sql,
       actor: this.actor,
@@ -74,7 +78,9 @@ export class Journal implements ChangeLog {
       announcements: this.announcements,
       readsOf,
       announce: (announcement) => this.announce(announcement),
+      send: (...more) => statements.push(...more),
     };
     for (const recorder of this.recorders) await recorder.record(write);
+    await runTogether(this.sql, statements);
   }
 }
