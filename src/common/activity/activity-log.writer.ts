@@ -2,7 +2,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { USER_MODEL_TYPE } from '../auth/auth-user.js';
 import { wholeSecondNow } from '../persistence/columns.js';
 import type { Sql, SqlValue } from '../persistence/database.js';
-import type { Statement } from '../persistence/statement-batch.js';
+import { runTogether, type Statement } from '../persistence/statement-batch.js';
 
 export type ActivityEvent = 'created' | 'updated' | 'deleted';
 export type Attributes = Record<string, unknown>;
@@ -48,7 +48,7 @@ const ENTRIES_PER_STATEMENT = 2000;
  * the log but recordActivity.
  */
 export async function recordActivities(tx: Sql, actor: Actor, entries: readonly ActivityEntry[]): Promise<void> {
-  for (const statement of activityStatements(actor, entries)) await tx.run(statement.sql, statement.params);
+  await runTogether(tx, activityStatements(actor, entries));
 }
 
 /** The multi-row INSERTs that write `entries` (a write's Journal sends them with its events: runTogether). */
