@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Database } from '../src/common/persistence/database.js';
 import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
 import { login } from './support/auth.js';
 import { client, created, dataOf, newCampaign, type Client, type Row } from './support/campaign-fixtures.js';
@@ -276,11 +277,58 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       expect(events[0]).toMatchObject({ resource: 'tenant', causer: expect.anything() });
     });
 
-    it('hold exactly under twenty concurrent creates from two instances', async () => {
-      const { admin } = await tenantWith({ customers: 5 });
-      for (let i = 0; i < 4; i++) await created(admin.post('/api/customers', { first_name: `pre ${i}` }));
-      const second = await createTestApp({ sharedWith: t, config: { rateLimitPerMinute: 100_000 } });
-      try {
+    it('announce a threshold passed on an earlier day again when the count falls below it and comes back', async () => {
+      const { id, admin } = await tenantWith({ campaigns: 10 });
+      const campaigns: Row[] = [];
+      for (let i = 0; i < 9; i++) campaigns.push(await newCampaign(admin));
+      // The day turns: what was announced, and the room handed out, were yesterday's.
+      const db = t.app.get(Database);
+      await db.run("UPDATE tenant_usage SET warned_80_on = '2000-01-01' WHERE tenant_id = ?", [id]);
+      await db.run("UPDATE tenant_usage_shares SET granted_on = '2000-01-01' WHERE tenant_id = ?", [id]);
+      for (const campaign of campaigns.slice(0, 3)) await dataOf(admin.delete(`/api/campaigns/${campaign.id}`));
+      await newCampaign(admin);
+      await newCampaign(admin);
+      const warnings = await eventsOf(admin, 'tenant.usage_threshold');
+      expect(warnings.map((event) => event.data)).toEqual([
+        { resource: 'campaigns', count: 8, limit: 10, percentage: 80 },
+        { resource: 'campaigns', count: 8, limit: 10, percentage: 80 },
+      ]);
+      expect((await usageOf(admin)).records.campaigns).toEqual({ count: 8, limit: 10 });
+    });
+
+    describe('across two instances', () => {
+      // One second instance for these tests: passport's strategies are process-wide, so the last
+      // instance started authenticates for both, and closing it early would close that for the rest.
+      let second: TestApp;
+      beforeAll(async () => {
+        second = await createTestApp({ sharedWith: t, config: { rateLimitPerMinute: 100_000 } });
+      });
+      afterAll(() => second.app.close());
+
+      it('hold exactly, and announce each threshold once, when sixty concurrent creates share thirty places', async () => {
+        const { admin } = await tenantWith({ customers: 40 });
+        for (let i = 0; i < 10; i++) await created(admin.post('/api/customers', { first_name: `pre ${i}` }));
+        const other = client(second, admin.token);
+        const answers = await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            (i % 2 ? admin : other).post('/api/customers', { first_name: `race ${i}` }),
+          ),
+        );
+        const statuses = answers.map((res) => res.status);
+        expect(statuses.filter((status) => status === 201)).toHaveLength(30);
+        expect(statuses.filter((status) => status === 403)).toHaveLength(30);
+        expect((await usageOf(admin)).records.customers).toEqual({ count: 40, limit: 40 });
+        expect((await admin.get('/api/customers', { with_total: true })).body.meta.total).toBe(40);
+        const warnings = await eventsOf(admin, 'tenant.usage_threshold');
+        expect(warnings.map((event) => event.data)).toEqual([
+          { resource: 'customers', count: 32, limit: 40, percentage: 80 },
+          { resource: 'customers', count: 40, limit: 40, percentage: 100 },
+        ]);
+      });
+
+      it('hold exactly under twenty concurrent creates from two instances', async () => {
+        const { admin } = await tenantWith({ customers: 5 });
+        for (let i = 0; i < 4; i++) await created(admin.post('/api/customers', { first_name: `pre ${i}` }));
         const other = client(second, admin.token);
         const answers = await Promise.all(
           Array.from({ length: 20 }, (_, i) =>
@@ -292,9 +340,7 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
         expect((await usageOf(admin)).records.customers).toEqual({ count: 5, limit: 5 });
         const total = await admin.get('/api/customers', { with_total: true });
         expect(total.body.meta.total).toBe(5);
-      } finally {
-        await second.app.close();
-      }
+      });
     });
   });
 });

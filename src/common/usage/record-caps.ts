@@ -8,7 +8,8 @@ import type { Sql, SqlValue } from '../persistence/database.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
 import { readTenantLimits, type CountedResource, type TenantLimits } from './tenant-limits.js';
-import { thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
+import { allowanceAt, grant, lockAll, SHARE_MOVES_SQL, takeFromShare } from './count-shares.js';
+import { THRESHOLDS, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
 
 /** Which table's records count as which resource of a plan: declared where every module is known (app.module.ts). */
 export interface CountedTable {
@@ -41,11 +42,13 @@ interface UsageRow {
  * - Without a limit, a write does nothing more: the change feed's numbering pass, which already
  *   reads every committed event in order, adds each `<resource>.created` and subtracts each
  *   `<resource>.deleted` in its own transaction (`numbered`).
- * - Under a limit, the write itself (this recorder, before the feed stores its events) reads the
- *   row under lock, checks the limit against it and the events not folded yet, moves the count and
- *   marks its events `counted` so that the numbering pass leaves them out. Concurrent writers of
- *   the tenant take turns on the row, so the limit holds exactly; a write past it rolls back (403).
- *   On a Galera cluster every instance writes through one node (FailoverPool): the lock holds there too.
+ * - Under a limit, the write itself (this recorder, before the feed stores its events) moves the
+ *   count and marks its events `counted` so that the numbering pass leaves them out. It moves it
+ *   through one of the count's shares (count-shares.ts), each holding part of the room left under
+ *   the limit, so that concurrent writers rarely wait on each other. When its share has no room,
+ *   the write locks the row and every share, checks the limit against the whole count, and grants
+ *   the shares again. The limit holds exactly; a write past it rolls back (403). On a Galera
+ *   cluster every instance writes through one node (FailoverPool): the locks hold there too.
  *
  * A count is the row plus the events not numbered yet; crossing 80 % or 100 % of a limit announces
  * `tenant.usage_threshold`, once per threshold and day.
@@ -92,7 +95,10 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       const limit = limits?.[resource] ?? null;
       if (limit === null) continue;
       const delta = netChange(changes);
-      await this.moveWithin(write, tenantId, resource, delta, limit);
+      const grantedUnder = { limit, day: usageDay() };
+      if (delta !== 0 && !(await takeFromShare(write.sql, tenantId, resource, delta, grantedUnder))) {
+        await this.moveWithin(write, tenantId, resource, delta, grantedUnder);
+      }
       for (const change of changes) change.counted = true;
     }
   }
@@ -140,8 +146,10 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       `SELECT resource, count AS n FROM tenant_usage WHERE tenant_id = ?
        UNION ALL
        SELECT type AS resource, COUNT(*) AS n FROM events
-        WHERE sequence IS NULL AND counted = ? AND tenant_id = ? AND type IN (${types}) GROUP BY type`,
-      [tenantId, false, tenantId, ...params],
+        WHERE sequence IS NULL AND counted = ? AND tenant_id = ? AND type IN (${types}) GROUP BY type
+       UNION ALL
+       ${SHARE_MOVES_SQL}`,
+      [tenantId, false, tenantId, ...params, tenantId],
     );
     for (const row of rows) {
       const [feedResource, action] = row.resource.split('.');
@@ -153,25 +161,31 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
     return counts;
   }
 
+  /**
+   * The write whose share had no room: looks at the whole count (its row and every share locked),
+   * checks the limit, takes the shares' moves and this write's into the row, announces the
+   * thresholds crossed, and grants the shares what they may hand out from here.
+   */
   private async moveWithin(
     write: RecordedWrite,
     tenantId: number,
     resource: CountedResource,
     delta: number,
-    limit: number,
+    grantedUnder: { limit: number; day: string },
   ): Promise<void> {
-    const { row, current } = await this.lockedCount(write.sql, tenantId, resource);
+    const { limit, day } = grantedUnder;
+    const { row, current, shareMoves } = await this.lockedCount(write.sql, tenantId, resource);
     const after = current + delta;
     if (delta > 0 && after > limit) throw new CapReached(resource, limit);
-    const day = usageDay();
-    const crossed = thresholdsCrossed(current, after, limit).filter(
-      (percentage) => row[`warned_${percentage}_on`] !== day,
-    );
+    const announced = new Set(THRESHOLDS.filter((percentage) => row[`warned_${percentage}_on`] === day));
+    const crossed = thresholdsCrossed(current, after, limit).filter((percentage) => !announced.has(percentage));
     await write.sql.run(
       `UPDATE tenant_usage SET count = count + ?, updated_at = ?${crossed.map((p) => `, warned_${p}_on = ?`).join('')}
         WHERE id = ?`,
-      [delta, wholeSecondNow(), ...crossed.map(() => day), Number(row.id)],
+      [shareMoves + delta, wholeSecondNow(), ...crossed.map(() => day), Number(row.id)],
     );
+    for (const percentage of crossed) announced.add(percentage);
+    await grant(write.sql, tenantId, resource, allowanceAt(after, limit, announced), grantedUnder);
     for (const percentage of crossed) {
       write.announce({
         tenantId,
@@ -184,27 +198,29 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
   }
 
   /**
-   * The tenant's row of `resource`, locked for this transaction, and its count with the events not
-   * folded into it yet (written by writers that saw no limit; none once a limit is in place).
+   * The tenant's row of `resource` and its shares, locked for this transaction, and its count: the
+   * row, what the shares moved it by, and the events not folded into it yet (written by writers
+   * that saw no limit; none once a limit is in place).
    */
   private async lockedCount(
     sql: Sql,
     tenantId: number,
     resource: CountedResource,
-  ): Promise<{ row: UsageRow; current: number }> {
+  ): Promise<{ row: UsageRow; current: number; shareMoves: number }> {
     await this.upsert(sql, tenantId, resource, 0);
     const lock = sql.dialect === 'mysql' ? ' FOR UPDATE' : '';
     const [row] = await sql.query<UsageRow>(
       `SELECT id, count, warned_80_on, warned_100_on FROM tenant_usage WHERE tenant_id = ? AND resource = ?${lock}`,
       [tenantId, resource],
     );
+    const shareMoves = await lockAll(sql, tenantId, resource);
     const feedResource = this.feedResourceOf(resource);
     const [pending] = await sql.query<{ n: number | string | null }>(
       `SELECT SUM(CASE WHEN type = ? THEN 1 ELSE -1 END) AS n FROM events
         WHERE sequence IS NULL AND counted = ? AND tenant_id = ? AND type IN (?, ?)`,
       [`${feedResource}.created`, false, tenantId, `${feedResource}.created`, `${feedResource}.deleted`],
     );
-    return { row, current: Number(row.count) + Number(pending?.n ?? 0) };
+    return { row, current: Number(row.count) + shareMoves + Number(pending?.n ?? 0), shareMoves };
   }
 
   /** Adds `delta` to the tenant's count of `resource`, creating its row (at 0) the first time. */

@@ -14,6 +14,7 @@ import { CreateChangeFeedTables1764800000000 } from './1764800000000-create-chan
 import { CreateWebhookTables1764900000000 } from './1764900000000-create-webhook-tables.js';
 import { CreateCustomerLifecycleTables1765000000000 } from './1765000000000-create-customer-lifecycle-tables.js';
 import { AddTenantLimitsAndUsage1765100000000 } from './1765100000000-add-tenant-limits-and-usage.js';
+import { CreateTenantUsageShares1765200000000 } from './1765200000000-create-tenant-usage-shares.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   CreateWebhookTables1764900000000,
   CreateCustomerLifecycleTables1765000000000,
   AddTenantLimitsAndUsage1765100000000,
+  CreateTenantUsageShares1765200000000,
 ];
