@@ -99,3 +99,9 @@ export function isRetryableConflict(error: unknown): boolean {
   const e = driverErrorOf(error);
   return typeof e?.errno === 'number' && RETRYABLE_ERRNOS.has(e.errno);
 }
+
+/** The MESSAGE_TEXT of a user-defined SIGNAL (MariaDB's ER_SIGNAL_EXCEPTION), if `error` is one. */
+export function signalledMessage(error: unknown): string | undefined {
+  const e = driverErrorOf(error);
+  return e?.errno === 1644 ? e.sqlMessage : undefined;
+}

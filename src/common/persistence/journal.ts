@@ -8,6 +8,8 @@ import type { TenantReads } from './tenant-reads.js';
 export interface RecordedWrite {
   sql: Sql;
   actor: Actor;
+  /** 1, or which run of the transaction this is (Database.transaction). */
+  attempt: number;
   changes: readonly RecordChange[];
   announcements: readonly Announcement[];
   /** The tables of a tenant as this transaction sees them (read only). */
@@ -38,6 +40,7 @@ export class Journal implements ChangeLog {
     private readonly sql: Sql,
     private readonly actor: Actor,
     private readonly recorders: readonly ChangeRecorder[],
+    private readonly attempt: number,
   ) {}
 
   get isEmpty(): boolean {
@@ -74,6 +77,7 @@ export class Journal implements ChangeLog {
     const write: RecordedWrite = {
       sql: this.sql,
       actor: this.actor,
+      attempt: this.attempt,
       changes: this.changes,
       announcements: this.announcements,
       readsOf,

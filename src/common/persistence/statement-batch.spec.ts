@@ -1,7 +1,11 @@
 import type { Sql, SqlValue, WriteResult } from './database.js';
+import { RetryTransaction } from './database-errors.js';
 import { runTogether } from './statement-batch.js';
 
-function recordingSql(compoundStatements: boolean): Sql & { sent: [string, readonly SqlValue[]][] } {
+function recordingSql(
+  compoundStatements: boolean,
+  answer: (sql: string) => number = () => 1,
+): Sql & { sent: [string, readonly SqlValue[]][] } {
   const sent: [string, readonly SqlValue[]][] = [];
   return {
     dialect: 'mysql',
@@ -10,7 +14,7 @@ function recordingSql(compoundStatements: boolean): Sql & { sent: [string, reado
     query: async () => [],
     run: async (sql: string, params: readonly SqlValue[] = []): Promise<WriteResult> => {
       sent.push([sql, params]);
-      return { insertId: 0, affected: 1 };
+      return { insertId: 0, affected: answer(sql) };
     },
   };
 }
@@ -39,5 +43,43 @@ describe('runTogether', () => {
     await runTogether(sql, [event]);
     await runTogether(sql, []);
     expect(sql.sent).toEqual([[event.sql, [1, null]]]);
+  });
+
+  describe('with a statement that must change a row', () => {
+    const guarded = { sql: 'UPDATE shares SET n = n - 1 WHERE id = ? AND n >= 1', params: [7], mustChange: 'no room' };
+
+    it('sends it first, followed by a signal when it changed nothing', async () => {
+      const sql = recordingSql(true);
+      await runTogether(sql, [activity, guarded, event]);
+      expect(sql.sent).toEqual([
+        [
+          `BEGIN NOT ATOMIC ${guarded.sql}; IF ROW_COUNT() = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'guard 0'; END IF; ${activity.sql}; ${event.sql}; END`,
+          [7, 'x', 1, null],
+        ],
+      ]);
+    });
+
+    it('runs the transaction again when the compound statement signals that guard, and passes any other error on', async () => {
+      const signalling = (message: string) => {
+        const sql = recordingSql(true);
+        sql.run = async () => {
+          throw Object.assign(new Error(message), { errno: 1644, sqlMessage: message });
+        };
+        return sql;
+      };
+      await expect(runTogether(signalling('guard 0'), [guarded, event])).rejects.toThrow(
+        new RetryTransaction('no room'),
+      );
+      await expect(runTogether(signalling('guard 1'), [guarded, event])).rejects.toThrow('guard 1');
+      await expect(runTogether(signalling('other'), [guarded, event])).rejects.toThrow('other');
+    });
+
+    it('one after the other, stops at it and runs the transaction again when it changed nothing', async () => {
+      const sql = recordingSql(false, (text) => (text === guarded.sql ? 0 : 1));
+      await expect(runTogether(sql, [activity, guarded, event])).rejects.toBeInstanceOf(RetryTransaction);
+      expect(sql.sent).toEqual([[guarded.sql, [7]]]);
+      const alone = recordingSql(true, () => 0);
+      await expect(runTogether(alone, [guarded])).rejects.toThrow('no room');
+    });
   });
 });

@@ -1,24 +1,53 @@
 import type { Sql, SqlValue } from './database.js';
+import { RetryTransaction, signalledMessage } from './database-errors.js';
 
 /** One statement and its values. */
 export interface Statement {
   sql: string;
   params: SqlValue[];
+  /**
+   * Set on a statement that must change a row: when it changes none, the transaction is run again
+   * (RetryTransaction, with this as the reason), and the writer takes another way on that attempt.
+   */
+  mustChange?: string;
 }
 
+/** The text a compound statement signals when a guarded statement changed nothing: `guard <index>`. */
+const GUARD_MESSAGE = /^guard (\d+)$/;
+
 /**
- * Runs statements of one transaction in order. On MariaDB they go in one round trip, as one
- * compound statement (`BEGIN NOT ATOMIC s1; s2; END`, prepared like any other: a write's activity
- * entries and its events); elsewhere one after the other. Either way the transaction they are in
- * makes them all or none.
+ * Runs statements of one transaction in order, the guarded ones (`mustChange`) first. On MariaDB
+ * they go in one round trip, as one compound statement (`BEGIN NOT ATOMIC s1; s2; END`, prepared
+ * like any other: a write's activity entries and its events), where a guarded statement that
+ * changed nothing signals and stops the rest; elsewhere one after the other. Either way the
+ * transaction they are in makes them all or none.
  */
 export async function runTogether(sql: Sql, statements: readonly Statement[]): Promise<void> {
-  if (statements.length > 1 && sql.compoundStatements) {
-    await sql.run(
-      `BEGIN NOT ATOMIC ${statements.map((statement) => statement.sql).join('; ')}; END`,
-      statements.flatMap((statement) => statement.params),
+  const ordered = [
+    ...statements.filter((statement) => statement.mustChange),
+    ...statements.filter((statement) => !statement.mustChange),
+  ];
+  if (ordered.length > 1 && sql.compoundStatements) {
+    const body = ordered.map((statement, index) =>
+      statement.mustChange
+        ? `${statement.sql}; IF ROW_COUNT() = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'guard ${index}'; END IF`
+        : statement.sql,
     );
+    try {
+      await sql.run(
+        `BEGIN NOT ATOMIC ${body.join('; ')}; END`,
+        ordered.flatMap((statement) => statement.params),
+      );
+    } catch (error) {
+      const guard = GUARD_MESSAGE.exec(signalledMessage(error) ?? '');
+      const reason = guard && ordered[Number(guard[1])]?.mustChange;
+      if (reason) throw new RetryTransaction(reason);
+      throw error;
+    }
     return;
   }
-  for (const statement of statements) await sql.run(statement.sql, statement.params);
+  for (const statement of ordered) {
+    const { affected } = await sql.run(statement.sql, statement.params);
+    if (statement.mustChange && affected === 0) throw new RetryTransaction(statement.mustChange);
+  }
 }

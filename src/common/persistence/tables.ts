@@ -107,7 +107,7 @@ export class Tables {
   ): Promise<T> {
     let recorded = false;
     const result = await this.db.transaction(async (sql, attempt) => {
-      const journal = new Journal(sql, actor, this.recorders);
+      const journal = new Journal(sql, actor, this.recorders, attempt);
       const session: WriteSession = { journal, insertStep: () => this.insertIds.consecutiveStep() };
       const answer = await work(sql, session, attempt);
       await journal.flush((tenantId) => new TenantScope(this, tenantActing(actor, tenantId), sql, undefined, attempt));

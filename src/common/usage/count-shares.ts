@@ -1,4 +1,5 @@
 import type { Sql, SqlValue } from '../persistence/database.js';
+import type { Statement } from '../persistence/statement-batch.js';
 import type { CountedResource } from './tenant-limits.js';
 import { THRESHOLDS, type Threshold } from './usage-thresholds.js';
 
@@ -36,26 +37,37 @@ export function allowanceAt(count: number, limit: number, announcedToday: Readon
 }
 
 /**
- * Moves the count of `resource` by `delta` through one share picked at random, if that share was
- * granted under `limit` today and has room for it. False when it has not: the caller then looks at
- * the whole count (`lockAll`) and grants again.
+ * The statement that moves the count of `resource` by `delta` through one share picked at random,
+ * if that share was granted under `limit` today and has room for it. It is sent last in the write's
+ * transaction, so the share is held only until the commit; when it changes nothing, the write runs
+ * again and looks at the whole count (`lockAll`), granting the shares again.
  */
-export async function takeFromShare(
-  sql: Sql,
+export function shareMove(
   tenantId: number,
   resource: CountedResource,
   delta: number,
   grant: { limit: number; day: string },
-): Promise<boolean> {
+): Statement {
   const up = Math.max(0, delta);
   const down = Math.max(0, -delta);
-  const { affected } = await sql.run(
-    `UPDATE tenant_usage_shares SET delta = delta + ?, headroom = headroom - ?, legroom = legroom - ?
+  return {
+    sql: `UPDATE tenant_usage_shares SET delta = delta + ?, headroom = headroom - ?, legroom = legroom - ?
       WHERE tenant_id = ? AND resource = ? AND share = ? AND granted_under = ? AND granted_on = ?
         AND headroom >= ? AND (legroom IS NULL OR legroom >= ?)`,
-    [delta, up, down, tenantId, resource, Math.floor(Math.random() * SHARE_COUNT), grant.limit, grant.day, up, down],
-  );
-  return affected === 1;
+    params: [
+      delta,
+      up,
+      down,
+      tenantId,
+      resource,
+      Math.floor(Math.random() * SHARE_COUNT),
+      grant.limit,
+      grant.day,
+      up,
+      down,
+    ],
+    mustChange: `the ${resource} share of tenant ${tenantId} had no room`,
+  };
 }
 
 /**

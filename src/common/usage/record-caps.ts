@@ -8,7 +8,7 @@ import type { Sql, SqlValue } from '../persistence/database.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
 import { readTenantLimits, type CountedResource, type TenantLimits } from './tenant-limits.js';
-import { allowanceAt, grant, lockAll, SHARE_MOVES_SQL, takeFromShare } from './count-shares.js';
+import { allowanceAt, grant, lockAll, shareMove, SHARE_MOVES_SQL } from './count-shares.js';
 import { THRESHOLDS, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
 
 /** Which table's records count as which resource of a plan: declared where every module is known (app.module.ts). */
@@ -87,6 +87,7 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       deltas.set(key, entry);
     }
     if (!deltas) return;
+    const moves: { tenantId: number; resource: CountedResource; delta: number; limit: number }[] = [];
     // In one order, so that two writes that count the same rows never wait on each other in a circle.
     for (const key of [...deltas.keys()].sort()) {
       const { tenantId, resource, changes } = deltas.get(key)!;
@@ -94,12 +95,17 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
         limitsFor(write.actor as Partial<AuthContext>, tenantId) ?? (await readTenantLimits(write.sql, tenantId));
       const limit = limits?.[resource] ?? null;
       if (limit === null) continue;
-      const delta = netChange(changes);
-      const grantedUnder = { limit, day: usageDay() };
-      if (delta !== 0 && !(await takeFromShare(write.sql, tenantId, resource, delta, grantedUnder))) {
-        await this.moveWithin(write, tenantId, resource, delta, grantedUnder);
-      }
       for (const change of changes) change.counted = true;
+      const delta = netChange(changes);
+      if (delta !== 0) moves.push({ tenantId, resource, delta, limit });
+    }
+    const day = usageDay();
+    // A write of one record goes through a share on its first run; a bigger one, or a write whose
+    // share had no room (run again), looks at the whole count of everything it moves.
+    const throughShares = write.attempt === 1 && moves.every(({ delta }) => Math.abs(delta) === 1);
+    for (const { tenantId, resource, delta, limit } of moves) {
+      if (throughShares) write.send(shareMove(tenantId, resource, delta, { limit, day }));
+      else await this.moveWithin(write, tenantId, resource, delta, { limit, day });
     }
   }
 
