@@ -305,18 +305,26 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       });
       afterAll(() => second.app.close());
 
-      it('hold exactly, and announce each threshold once, when sixty concurrent creates share thirty places', async () => {
-        const { admin } = await tenantWith({ customers: 40 });
-        for (let i = 0; i < 10; i++) await created(admin.post('/api/customers', { first_name: `pre ${i}` }));
+      /** A tenant capped at `limit` customers holding `before`, then `racing` creates at once through both instances: their statuses, sorted. */
+      async function race(
+        limit: number,
+        before: number,
+        racing: number,
+      ): Promise<{ admin: Client; statuses: number[] }> {
+        const { admin } = await tenantWith({ customers: limit });
+        for (let i = 0; i < before; i++) await created(admin.post('/api/customers', { first_name: `pre ${i}` }));
         const other = client(second, admin.token);
         const answers = await Promise.all(
-          Array.from({ length: 60 }, (_, i) =>
+          Array.from({ length: racing }, (_, i) =>
             (i % 2 ? admin : other).post('/api/customers', { first_name: `race ${i}` }),
           ),
         );
-        const statuses = answers.map((res) => res.status);
-        expect(statuses.filter((status) => status === 201)).toHaveLength(30);
-        expect(statuses.filter((status) => status === 403)).toHaveLength(30);
+        return { admin, statuses: answers.map((res) => res.status).sort() };
+      }
+
+      it('hold exactly, and announce each threshold once, when sixty concurrent creates share thirty places', async () => {
+        const { admin, statuses } = await race(40, 10, 60);
+        expect(statuses).toEqual([...Array(30).fill(201), ...Array(30).fill(403)]);
         expect((await usageOf(admin)).records.customers).toEqual({ count: 40, limit: 40 });
         expect((await admin.get('/api/customers', { with_total: true })).body.meta.total).toBe(40);
         const warnings = await eventsOf(admin, 'tenant.usage_threshold');
@@ -327,19 +335,10 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       });
 
       it('hold exactly under twenty concurrent creates from two instances', async () => {
-        const { admin } = await tenantWith({ customers: 5 });
-        for (let i = 0; i < 4; i++) await created(admin.post('/api/customers', { first_name: `pre ${i}` }));
-        const other = client(second, admin.token);
-        const answers = await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            (i % 2 ? admin : other).post('/api/customers', { first_name: `race ${i}` }),
-          ),
-        );
-        const statuses = answers.map((res) => res.status).sort();
+        const { admin, statuses } = await race(5, 4, 20);
         expect(statuses).toEqual([201, ...Array(19).fill(403)]);
         expect((await usageOf(admin)).records.customers).toEqual({ count: 5, limit: 5 });
-        const total = await admin.get('/api/customers', { with_total: true });
-        expect(total.body.meta.total).toBe(5);
+        expect((await admin.get('/api/customers', { with_total: true })).body.meta.total).toBe(5);
       });
     });
   });
