@@ -243,6 +243,34 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       expect((await usageOf(admin)).records.customers).toEqual({ count: 3, limit: 3 });
     });
 
+    it('count a batch that took room for more creates than it made exactly', async () => {
+      const { admin } = await tenantWith({ customers: 1000 });
+      await created(admin.post('/api/customers', { external_id: 'a' }));
+      await created(admin.post('/api/customers', { external_id: 'b' }));
+      const items = [
+        { external_id: 'a', first_name: 'A' },
+        { external_id: 'b', first_name: 'B' },
+        { external_id: 'c' },
+        { external_id: 'd' },
+        { external_id: 'e' },
+      ];
+      const first = await admin.post('/api/customers/batch', { items });
+      expect((first.body.data as Row[]).map((r) => r.status)).toEqual([
+        'updated',
+        'updated',
+        'created',
+        'created',
+        'created',
+      ]);
+      expect((await usageOf(admin)).records.customers).toEqual({ count: 5, limit: 1000 });
+      // The same batch again changes and creates nothing: the room it took goes back all the same.
+      const again = await admin.post('/api/customers/batch', { items });
+      expect((again.body.data as Row[]).every((r) => r.status === 'unchanged')).toBe(true);
+      expect((await usageOf(admin)).records.customers).toEqual({ count: 5, limit: 1000 });
+      await created(admin.post('/api/customers', { external_id: 'f' }));
+      expect((await usageOf(admin)).records.customers).toEqual({ count: 6, limit: 1000 });
+    });
+
     it('let an import create up to the cap, failing the rows beyond on their lines', async () => {
       const { admin } = await tenantWith({ customers: 2 });
       const upload = await t.http
@@ -322,6 +350,24 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
         return { admin, statuses: answers.map((res) => res.status).sort() };
       }
 
+      /** Six batches at once through both instances, each updating one customer of its own and bringing twenty new ones. */
+      async function raceBatches(limit: number): Promise<{ admin: Client; statuses: unknown[] }> {
+        const { admin } = await tenantWith({ customers: limit });
+        for (let b = 0; b < 6; b++) await created(admin.post('/api/customers', { external_id: `u${b}` }));
+        const other = client(second, admin.token);
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, (_, b) =>
+            (b % 2 ? admin : other).post('/api/customers/batch', {
+              items: [
+                { external_id: `u${b}`, first_name: `batch ${b}` },
+                ...Array.from({ length: 20 }, (_, i) => ({ external_id: `n${b}-${i}` })),
+              ],
+            }),
+          ),
+        );
+        return { admin, statuses: answers.flatMap((res) => (res.body.data as Row[]).map((r) => r.status)) };
+      }
+
       it('hold exactly, and announce each threshold once, when sixty concurrent creates share thirty places', async () => {
         const { admin, statuses } = await race(40, 10, 60);
         expect(statuses).toEqual([...Array(30).fill(201), ...Array(30).fill(403)]);
@@ -332,6 +378,28 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
           { resource: 'customers', count: 32, limit: 40, percentage: 80 },
           { resource: 'customers', count: 40, limit: 40, percentage: 100 },
         ]);
+      });
+
+      it('count six batches racing through two instances with room to spare exactly', async () => {
+        const { admin, statuses } = await raceBatches(10_000);
+        expect(statuses.filter((s) => s === 'created')).toHaveLength(120);
+        expect(statuses.filter((s) => s === 'updated')).toHaveLength(6);
+        expect((await usageOf(admin)).records.customers).toEqual({ count: 126, limit: 10_000 });
+      });
+
+      it('hold exactly when six batches race through two instances for fewer places than they bring', async () => {
+        const { admin, statuses } = await raceBatches(100);
+        expect(statuses.filter((s) => s === 'updated')).toHaveLength(6);
+        expect(statuses.filter((s) => s === 'created')).toHaveLength(94);
+        expect(statuses.filter((s) => s === 'failed')).toHaveLength(26);
+        expect((await usageOf(admin)).records.customers).toEqual({ count: 100, limit: 100 });
+        expect((await admin.get('/api/customers', { with_total: true })).body.meta.total).toBe(100);
+        const warnings = await eventsOf(admin, 'tenant.usage_threshold');
+        expect(warnings.map((event) => event.data)).toEqual([
+          { resource: 'customers', count: expect.any(Number), limit: 100, percentage: 80 },
+          { resource: 'customers', count: expect.any(Number), limit: 100, percentage: 100 },
+        ]);
+        expect(warnings[1].data).toMatchObject({ count: 100 });
       });
 
       it('hold exactly under twenty concurrent creates from two instances', async () => {

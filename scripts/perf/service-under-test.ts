@@ -173,8 +173,8 @@ async function superAdminTenant(service: ServiceUnderTest): Promise<number> {
 }
 
 /** Limits on the super-admin's tenant, high enough never to be reached: what counting costs. */
-export async function setPlanLimits(service: ServiceUnderTest): Promise<void> {
-  const tenantId = await superAdminTenant(service);
+export async function setPlanLimits(service: ServiceUnderTest, tenantId?: number): Promise<void> {
+  tenantId ??= await superAdminTenant(service);
   const tenant = await call<{ name: string }>(service, 'GET', `/admin/tenants/${tenantId}`);
   const limits = { api_calls_per_day: 1e9, customers: 1e8, audiences: 1e6, campaigns: 1e6, webhooks: 1000 };
   await call(service, 'PUT', `/admin/tenants/${tenantId}`, { name: tenant.name, limits });

@@ -47,6 +47,7 @@ export function shareMove(
   resource: CountedResource,
   delta: number,
   grant: { limit: number; day: string },
+  share = randomShare(),
 ): Statement {
   const up = Math.max(0, delta);
   const down = Math.max(0, -delta);
@@ -54,19 +55,22 @@ export function shareMove(
     sql: `UPDATE tenant_usage_shares SET delta = delta + ?, headroom = headroom - ?, legroom = legroom - ?
       WHERE tenant_id = ? AND resource = ? AND share = ? AND granted_under = ? AND granted_on = ?
         AND headroom >= ? AND (legroom IS NULL OR legroom >= ?)`,
-    params: [
-      delta,
-      up,
-      down,
-      tenantId,
-      resource,
-      Math.floor(Math.random() * SHARE_COUNT),
-      grant.limit,
-      grant.day,
-      up,
-      down,
-    ],
+    params: [delta, up, down, tenantId, resource, share, grant.limit, grant.day, up, down],
     mustChange: `the ${resource} share of tenant ${tenantId} had no room`,
+  };
+}
+
+/** One share of a count, at random: writers of one tenant spread over them. */
+export const randomShare = (): number => Math.floor(Math.random() * SHARE_COUNT);
+
+/**
+ * Gives back to `share` what a write took from it and did not use (a batch takes room for every
+ * item it may create, before it knows which exist): a share it holds locked, so nothing to guard.
+ */
+export function shareGiveBack(tenantId: number, resource: CountedResource, share: number, unused: number): Statement {
+  return {
+    sql: 'UPDATE tenant_usage_shares SET delta = delta - ?, headroom = headroom + ? WHERE tenant_id = ? AND resource = ? AND share = ?',
+    params: [unused, unused, tenantId, resource, share],
   };
 }
 

@@ -8,7 +8,7 @@ import type { Sql, SqlValue } from '../persistence/database.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
 import { readTenantLimits, type CountedResource, type TenantLimits } from './tenant-limits.js';
-import { allowanceAt, grant, lockAll, shareMove, SHARE_MOVES_SQL } from './count-shares.js';
+import { allowanceAt, grant, lockAll, randomShare, shareGiveBack, shareMove, SHARE_MOVES_SQL } from './count-shares.js';
 import { THRESHOLDS, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
 
 /** Which table's records count as which resource of a plan: declared where every module is known (app.module.ts). */
@@ -27,6 +27,14 @@ export class CapReached extends ApiException {
 
 export const capMessage = (resource: CountedResource, limit: number) =>
   `The plan allows ${limit.toLocaleString('en-US')} ${resource}; delete some, or ask for a higher limit.`;
+
+/** Room for `count` creates a write took from one share of a count before it wrote. */
+interface TakenRoom {
+  tenantId: number;
+  resource: CountedResource;
+  share: number;
+  count: number;
+}
 
 interface UsageRow {
   id: number | string;
@@ -57,6 +65,8 @@ interface UsageRow {
 export class RecordCaps implements ChangeRecorder, NumberingListener {
   /** Counted resource of an entity name (as the Journal records changes). */
   private readonly byEntity = new Map<string, CountedResource>();
+  /** Room a batch took from one share before it wrote (createsAllowed), by its transaction and `tenant:resource`. */
+  private readonly taken = new WeakMap<Sql, Map<string, TakenRoom>>();
   /** Counted resource of a feed resource name (`customer` → `customers`), once the catalog knows them. */
   private byFeedResource?: Map<string, CountedResource>;
 
@@ -86,6 +96,11 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       entry.changes.push(change);
       deltas.set(key, entry);
     }
+    // A batch that took room and then created nothing still gives it back.
+    for (const [key, { tenantId, resource }] of this.taken.get(write.sql) ?? []) {
+      deltas ??= new Map();
+      if (!deltas.has(key)) deltas.set(key, { tenantId, resource, changes: [] });
+    }
     if (!deltas) return;
     const moves: { tenantId: number; resource: CountedResource; delta: number; limit: number }[] = [];
     // In one order, so that two writes that count the same rows never wait on each other in a circle.
@@ -96,7 +111,14 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       const limit = limits?.[resource] ?? null;
       if (limit === null) continue;
       for (const change of changes) change.counted = true;
-      const delta = netChange(changes);
+      let delta = netChange(changes);
+      const taken = this.taken.get(write.sql)?.get(key);
+      if (taken) {
+        // The batch's creates were counted when it took the room; what it did not create goes back.
+        const unused = Math.max(0, taken.count - delta);
+        if (unused > 0) write.send(shareGiveBack(tenantId, resource, taken.share, unused));
+        delta -= taken.count - unused;
+      }
       if (delta !== 0) moves.push({ tenantId, resource, delta, limit });
     }
     const day = usageDay();
@@ -128,20 +150,33 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
   }
 
   /**
-   * How many more records of `resource` the tenant may create in this write, and what the rows
-   * beyond get (undefined without a limit), its count row locked for the rest of the transaction:
-   * a batch or an import creates up to it, and the rows beyond fail.
+   * How many of `wanted` new records of `resource` the tenant may create in this write, and what
+   * the rows beyond get (undefined without a limit): a batch or an import creates up to it, and the
+   * rows beyond fail. It takes room for all of them from one share when that share has it (what the
+   * write does not create goes back when it records its changes), and otherwise locks the count
+   * and its shares for the rest of the transaction and answers what the whole count leaves.
    */
   async createsAllowed(
     sql: Sql,
     auth: AuthContext,
     resource: CountedResource,
+    wanted: number,
   ): Promise<{ max: number; refusal: FieldErrors } | undefined> {
     const limits = limitsFor(auth, auth.tenantId) ?? (await readTenantLimits(sql, auth.tenantId));
     const limit = limits?.[resource] ?? null;
     if (limit === null) return undefined;
+    const refusal = { limit: [capMessage(resource, limit)] };
+    if (wanted === 0) return { max: 0, refusal };
+    const share = randomShare();
+    const take = shareMove(auth.tenantId, resource, wanted, { limit, day: usageDay() }, share);
+    if ((await sql.run(take.sql, take.params)).affected === 1) {
+      const taken = this.taken.get(sql) ?? new Map<string, TakenRoom>();
+      taken.set(`${auth.tenantId}:${resource}`, { tenantId: auth.tenantId, resource, share, count: wanted });
+      this.taken.set(sql, taken);
+      return { max: wanted, refusal };
+    }
     const { current } = await this.lockedCount(sql, auth.tenantId, resource);
-    return { max: Math.max(0, limit - current), refusal: { limit: [capMessage(resource, limit)] } };
+    return { max: Math.max(0, limit - current), refusal };
   }
 
   /** The tenant's counts, as the usage answer shows them: the rows and the events not folded yet, in one read. */

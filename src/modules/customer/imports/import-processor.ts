@@ -138,15 +138,13 @@ export class ImportProcessor {
         tx,
         writes.map((row) => row.upsert!.values),
       );
-      const written = await tx.table(Customer).upsertMany(
-        writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!),
-        {
-          key: 'external_id',
-          attempt: tx.attempt,
-          log: false,
-          creates: await this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers'),
-        },
-      );
+      const allowed = writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!);
+      const written = await tx.table(Customer).upsertMany(allowed, {
+        key: 'external_id',
+        attempt: tx.attempt,
+        log: false,
+        creates: await this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers', allowed.length),
+      });
       let next = 0;
       const outcomes = refusals.map((errors): UpsertOutcome =>
         errors ? { status: 'failed', errors } : written[next++],
