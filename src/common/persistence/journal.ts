@@ -55,12 +55,9 @@ export class Journal implements ChangeLog {
     this.announcements.push(announcement);
   }
 
-  /**
-   * Hands the changes to the recorders, then writes the activity entries and what the recorders
-   * sent; called once, last in the transaction. The recorders hear of a write without changes too:
-   * one may have taken something earlier in the transaction that it must settle (RecordCaps).
-   */
+  /** Hands the changes to the recorders, then writes the activity entries and what the recorders sent; called once, last in the transaction. */
   async flush(readsOf: (tenantId: number) => TenantReads): Promise<void> {
+    if (this.isEmpty) return;
     const entries: ActivityEntry[] = [];
     for (const change of this.changes) {
       if (!change.activity) continue;

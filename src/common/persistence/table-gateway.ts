@@ -362,8 +362,11 @@ export abstract class TableGateway<E extends { id: number }> {
     options: BulkOptions & {
       key: keyof E & string;
       attempt: number;
-      /** At most this many rows are created (a plan's cap); the later ones fail with `refusal`. */
-      creates?: { max: number; refusal: FieldErrors };
+      /**
+       * Asked, once the rows to create are known, how many of them may be created (a plan's cap);
+       * the later ones fail with `refusal`. Undefined: all of them.
+       */
+      creates?: (wanted: number) => Promise<{ max: number; refusal: FieldErrors } | undefined>;
     },
   ): Promise<UpsertOutcome[]> {
     this.writes();
@@ -393,10 +396,9 @@ export abstract class TableGateway<E extends { id: number }> {
       }
       updates.push(i);
     });
-    if (options.creates && creates.length > options.creates.max) {
-      for (const i of creates.splice(options.creates.max)) {
-        outcomes[i] = { status: 'failed', errors: options.creates.refusal };
-      }
+    const allowed = creates.length && options.creates ? await options.creates(creates.length) : undefined;
+    if (allowed && creates.length > allowed.max) {
+      for (const i of creates.splice(allowed.max)) outcomes[i] = { status: 'failed', errors: allowed.refusal };
     }
     let created: E[];
     try {

@@ -10,6 +10,12 @@ import { THRESHOLDS, type Threshold } from './usage-thresholds.js';
  */
 export const SHARE_COUNT = 64;
 
+/** The limit and the UTC day a share's room was granted under: it holds only while both still do. */
+export interface GrantedUnder {
+  limit: number;
+  day: string;
+}
+
 /** How far the shares together may move a count before a write must look at the whole count again. */
 export interface Allowance {
   /** Records the shares may add. */
@@ -38,39 +44,31 @@ export function allowanceAt(count: number, limit: number, announcedToday: Readon
 
 /**
  * The statement that moves the count of `resource` by `delta` through one share picked at random,
- * if that share was granted under `limit` today and has room for it. It is sent last in the write's
- * transaction, so the share is held only until the commit; when it changes nothing, the write runs
- * again and looks at the whole count (`lockAll`), granting the shares again.
+ * if that share was granted under `limit` today and has room for it. A write of one record sends it
+ * last in its transaction, so the share is held only until the commit; when it changes nothing, the
+ * write runs again and looks at the whole count (`lockAll`), granting the shares again. A batch runs
+ * it before it creates, for the records it is about to create.
  */
-export function shareMove(
-  tenantId: number,
-  resource: CountedResource,
-  delta: number,
-  grant: { limit: number; day: string },
-  share = randomShare(),
-): Statement {
+export function shareMove(tenantId: number, resource: CountedResource, delta: number, grant: GrantedUnder): Statement {
   const up = Math.max(0, delta);
   const down = Math.max(0, -delta);
   return {
     sql: `UPDATE tenant_usage_shares SET delta = delta + ?, headroom = headroom - ?, legroom = legroom - ?
       WHERE tenant_id = ? AND resource = ? AND share = ? AND granted_under = ? AND granted_on = ?
         AND headroom >= ? AND (legroom IS NULL OR legroom >= ?)`,
-    params: [delta, up, down, tenantId, resource, share, grant.limit, grant.day, up, down],
+    params: [
+      delta,
+      up,
+      down,
+      tenantId,
+      resource,
+      Math.floor(Math.random() * SHARE_COUNT),
+      grant.limit,
+      grant.day,
+      up,
+      down,
+    ],
     mustChange: `the ${resource} share of tenant ${tenantId} had no room`,
-  };
-}
-
-/** One share of a count, at random: writers of one tenant spread over them. */
-export const randomShare = (): number => Math.floor(Math.random() * SHARE_COUNT);
-
-/**
- * Gives back to `share` what a write took from it and did not use (a batch takes room for every
- * item it may create, before it knows which exist): a share it holds locked, so nothing to guard.
- */
-export function shareGiveBack(tenantId: number, resource: CountedResource, share: number, unused: number): Statement {
-  return {
-    sql: 'UPDATE tenant_usage_shares SET delta = delta - ?, headroom = headroom + ? WHERE tenant_id = ? AND resource = ? AND share = ?',
-    params: [unused, unused, tenantId, resource, share],
   };
 }
 
@@ -103,7 +101,7 @@ export async function grant(
   tenantId: number,
   resource: CountedResource,
   allowance: Allowance,
-  under: { limit: number; day: string },
+  under: GrantedUnder,
 ): Promise<void> {
   const { headroom, legroom } = allowance;
   await sql.run(

@@ -8,7 +8,7 @@ import type { Sql, SqlValue } from '../persistence/database.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
 import { readTenantLimits, type CountedResource, type TenantLimits } from './tenant-limits.js';
-import { allowanceAt, grant, lockAll, randomShare, shareGiveBack, shareMove, SHARE_MOVES_SQL } from './count-shares.js';
+import { allowanceAt, grant, lockAll, shareMove, SHARE_MOVES_SQL, type GrantedUnder } from './count-shares.js';
 import { THRESHOLDS, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
 
 /** Which table's records count as which resource of a plan: declared where every module is known (app.module.ts). */
@@ -27,14 +27,6 @@ export class CapReached extends ApiException {
 
 export const capMessage = (resource: CountedResource, limit: number) =>
   `The plan allows ${limit.toLocaleString('en-US')} ${resource}; delete some, or ask for a higher limit.`;
-
-/** Room for `count` creates a write took from one share of a count before it wrote. */
-interface TakenRoom {
-  tenantId: number;
-  resource: CountedResource;
-  share: number;
-  count: number;
-}
 
 interface UsageRow {
   id: number | string;
@@ -65,8 +57,8 @@ interface UsageRow {
 export class RecordCaps implements ChangeRecorder, NumberingListener {
   /** Counted resource of an entity name (as the Journal records changes). */
   private readonly byEntity = new Map<string, CountedResource>();
-  /** Room a batch took from one share before it wrote (createsAllowed), by its transaction and `tenant:resource`. */
-  private readonly taken = new WeakMap<Sql, Map<string, TakenRoom>>();
+  /** Creates a batch took room for from a share before it wrote them (createsAllowed), by its transaction and `tenant:resource`. */
+  private readonly taken = new WeakMap<Sql, Map<string, number>>();
   /** Counted resource of a feed resource name (`customer` → `customers`), once the catalog knows them. */
   private byFeedResource?: Map<string, CountedResource>;
 
@@ -96,11 +88,6 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       entry.changes.push(change);
       deltas.set(key, entry);
     }
-    // A batch that took room and then created nothing still gives it back.
-    for (const [key, { tenantId, resource }] of this.taken.get(write.sql) ?? []) {
-      deltas ??= new Map();
-      if (!deltas.has(key)) deltas.set(key, { tenantId, resource, changes: [] });
-    }
     if (!deltas) return;
     const moves: { tenantId: number; resource: CountedResource; delta: number; limit: number }[] = [];
     // In one order, so that two writes that count the same rows never wait on each other in a circle.
@@ -111,16 +98,11 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       const limit = limits?.[resource] ?? null;
       if (limit === null) continue;
       for (const change of changes) change.counted = true;
-      let delta = netChange(changes);
-      const taken = this.taken.get(write.sql)?.get(key);
-      if (taken) {
-        // The batch's creates were counted when it took the room; what it did not create goes back.
-        const unused = Math.max(0, taken.count - delta);
-        if (unused > 0) write.send(shareGiveBack(tenantId, resource, taken.share, unused));
-        delta -= taken.count - unused;
-      }
+      // A batch's creates were counted when it took room for them (createsAllowed).
+      const delta = netChange(changes) - (this.taken.get(write.sql)?.get(key) ?? 0);
       if (delta !== 0) moves.push({ tenantId, resource, delta, limit });
     }
+    if (!moves.length) return;
     const day = usageDay();
     // A write of one record goes through a share on its first run; a bigger one, or a write whose
     // share had no room (run again), looks at the whole count of everything it moves.
@@ -150,11 +132,10 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
   }
 
   /**
-   * How many of `wanted` new records of `resource` the tenant may create in this write, and what
-   * the rows beyond get (undefined without a limit): a batch or an import creates up to it, and the
-   * rows beyond fail. It takes room for all of them from one share when that share has it (what the
-   * write does not create goes back when it records its changes), and otherwise locks the count
-   * and its shares for the rest of the transaction and answers what the whole count leaves.
+   * How many of the `wanted` records of `resource` a batch or an import is about to create it may
+   * create, and what the rows beyond get (undefined without a limit). It takes the room for all of
+   * them from one share when that share has it, and otherwise locks the count and its shares for the
+   * rest of the transaction and answers what the whole count leaves.
    */
   async createsAllowed(
     sql: Sql,
@@ -166,12 +147,10 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
     const limit = limits?.[resource] ?? null;
     if (limit === null) return undefined;
     const refusal = { limit: [capMessage(resource, limit)] };
-    if (wanted === 0) return { max: 0, refusal };
-    const share = randomShare();
-    const take = shareMove(auth.tenantId, resource, wanted, { limit, day: usageDay() }, share);
+    const take = shareMove(auth.tenantId, resource, wanted, { limit, day: usageDay() });
     if ((await sql.run(take.sql, take.params)).affected === 1) {
-      const taken = this.taken.get(sql) ?? new Map<string, TakenRoom>();
-      taken.set(`${auth.tenantId}:${resource}`, { tenantId: auth.tenantId, resource, share, count: wanted });
+      const taken = this.taken.get(sql) ?? new Map<string, number>();
+      taken.set(`${auth.tenantId}:${resource}`, wanted);
       this.taken.set(sql, taken);
       return { max: wanted, refusal };
     }
@@ -212,7 +191,7 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
     tenantId: number,
     resource: CountedResource,
     delta: number,
-    grantedUnder: { limit: number; day: string },
+    grantedUnder: GrantedUnder,
   ): Promise<void> {
     const { limit, day } = grantedUnder;
     const { row, current, shareMoves } = await this.lockedCount(write.sql, tenantId, resource);

@@ -42,7 +42,7 @@ export class CustomerBatchService {
           const outcomes = await tx.table(Customer).upsertMany(allowed, {
             key: 'external_id',
             attempt: tx.attempt,
-            creates: await this.caps.createsAllowed(bookkeeping, auth, 'customers', allowed.length),
+            creates: (wanted) => this.caps.createsAllowed(bookkeeping, auth, 'customers', wanted),
           });
           let next = 0;
           return refusals.map((errors): UpsertOutcome => (errors ? { status: 'failed', errors } : outcomes[next++]));

@@ -138,13 +138,15 @@ export class ImportProcessor {
         tx,
         writes.map((row) => row.upsert!.values),
       );
-      const allowed = writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!);
-      const written = await tx.table(Customer).upsertMany(allowed, {
-        key: 'external_id',
-        attempt: tx.attempt,
-        log: false,
-        creates: await this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers', allowed.length),
-      });
+      const written = await tx.table(Customer).upsertMany(
+        writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!),
+        {
+          key: 'external_id',
+          attempt: tx.attempt,
+          log: false,
+          creates: (wanted) => this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers', wanted),
+        },
+      );
       let next = 0;
       const outcomes = refusals.map((errors): UpsertOutcome =>
         errors ? { status: 'failed', errors } : written[next++],
