@@ -2,10 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isDatabaseUnavailable } from '../persistence/database-errors.js';
 import { Database, type Sql, type SqlValue } from '../persistence/database.js';
+import { runTogether, type Statement } from '../persistence/statement-batch.js';
 import { valuesTable } from '../persistence/values-table.js';
+import { numberingRuns, type NumberingRun } from './numbering-runs.js';
 
 /** Events numbered by one pass (one transaction). */
 const PASS_SIZE = 2_000;
+/** Events of one tenant with evenly spaced ids numbered by one range UPDATE when there are at least this many. */
+const MIN_RANGE_RUN = 8;
 /** A pass after a nudge waits this long, so that the commits of a burst are numbered together. */
 const NUDGE_DELAY_MS = 25;
 /** Without nudges (writes through other instances, a crash between commit and nudge), a pass this often. */
@@ -161,27 +165,30 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
         counted: Boolean(Number(row.counted)),
       };
     });
-    const numbers: SqlValue[][] = numbered.map((event) => [event.id, event.sequence]);
-    await this.updateJoined(sql, 'events', 'id', 'sequence', numbers);
-    await this.updateJoined(
-      sql,
-      'event_counters',
-      'tenant_id',
-      'last_sequence',
-      tenants.map((tenant) => [tenant, last.get(tenant)!]),
-    );
+    const { runs, rest } = numberingRuns(numbered, MIN_RANGE_RUN);
+    await runTogether(sql, [
+      ...runs.map((run) => numberRange(sql, run)),
+      ...(rest.length
+        ? [
+            joinedUpdate(
+              sql,
+              'events',
+              'id',
+              'sequence',
+              rest.map((event) => [event.id, event.sequence]),
+            ),
+          ]
+        : []),
+      joinedUpdate(
+        sql,
+        'event_counters',
+        'tenant_id',
+        'last_sequence',
+        tenants.map((tenant) => [tenant, last.get(tenant)!]),
+      ),
+    ]);
     for (const listener of this.listeners) await listener.numbered(sql, numbered);
     return pending.length;
-  }
-
-  /** `UPDATE table SET column = v.value WHERE key = v.key` for many (key, value) pairs at once. */
-  private async updateJoined(sql: Sql, table: string, key: string, column: string, pairs: SqlValue[][]): Promise<void> {
-    const v = valuesTable(sql.dialect, ['k', 'n'], pairs, 'v');
-    if (sql.dialect === 'mysql') {
-      await sql.run(`UPDATE ${table} t JOIN ${v.sql} ON t.${key} = v.k SET t.${column} = v.n`, v.params);
-    } else {
-      await sql.run(`UPDATE ${table} SET ${column} = v.n FROM ${v.sql} WHERE ${table}.${key} = v.k`, v.params);
-    }
   }
 
   /**
@@ -238,4 +245,26 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     if (isDatabaseUnavailable(error)) return; // the next pass, once the database is back
     this.logger.warn(`${what} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** `UPDATE table SET column = v.value WHERE key = v.key` for many (key, value) pairs at once. */
+function joinedUpdate(sql: Sql, table: string, key: string, column: string, pairs: SqlValue[][]): Statement {
+  const v = valuesTable(sql.dialect, ['k', 'n'], pairs, 'v');
+  return sql.dialect === 'mysql'
+    ? { sql: `UPDATE ${table} t JOIN ${v.sql} ON t.${key} = v.k SET t.${column} = v.n`, params: v.params }
+    : { sql: `UPDATE ${table} SET ${column} = v.n FROM ${v.sql} WHERE ${table}.${key} = v.k`, params: v.params };
+}
+
+/**
+ * Numbers a run of events by their ids. Every id of the run's step between its first and last is one
+ * of the pass's events (numberingRuns makes runs so), so the range touches no other transaction's row.
+ */
+function numberRange(sql: Sql, run: NumberingRun): Statement {
+  const mysql = sql.dialect === 'mysql';
+  const offset = mysql ? '(id - ?) DIV ?' : '(id - ?) / ?';
+  const onStep = run.step === 1 ? '' : mysql ? ' AND MOD(id - ?, ?) = 0' : ' AND (id - ?) % ? = 0';
+  return {
+    sql: `UPDATE events SET sequence = ? + ${offset} WHERE id BETWEEN ? AND ? AND sequence IS NULL${onStep}`,
+    params: [run.sequence, run.first, run.step, run.first, run.last, ...(run.step === 1 ? [] : [run.first, run.step])],
+  };
 }
