@@ -21,9 +21,10 @@ export class AuthenticationGuard extends AuthGuard('jwt') {
     );
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous on a public route; passport's own promise otherwise (no extra hop: Nest awaits each guard's result). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (this.isPublic.of(context)) return true;
-    return (await super.canActivate(context)) as boolean;
+    return super.canActivate(context) as Promise<boolean>;
   }
 
   /** No caller is not an error here; a failure to check (the database is down) is. */

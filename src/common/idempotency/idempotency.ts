@@ -172,7 +172,8 @@ const conflictingRequest = () =>
 export class IdempotencyGuard implements CanActivate {
   constructor(private readonly db: Database) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous for a request without the header (the database is asked only to claim a key). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const { config } = request.routeOptions;
     if (!config.idempotent) return true;
@@ -183,8 +184,10 @@ export class IdempotencyGuard implements CanActivate {
     const scope = `${auth.user.id}:${auth.tenantId}`;
     // A POST's success status is 201 unless the route declares another (SuccessStatus).
     const status = config.successStatus ?? 201;
-    auth.idempotency = await this.claim(scope, key, requestFingerprint(request), status, envelopeMessage(request));
-    return true;
+    return this.claim(scope, key, requestFingerprint(request), status, envelopeMessage(request)).then((claim) => {
+      auth.idempotency = claim;
+      return true;
+    });
   }
 
   private async claim(

@@ -23,23 +23,16 @@ const ifMatchOf = (request: FastifyRequest): string | undefined => {
 export class TenantGuard implements CanActivate {
   constructor(private readonly db: Database) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous unless a super-admin names another tenant, whose row is then read. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const user = request.user;
     if (!user) return true;
     const header = request.headers[TENANT_HEADER];
-    const chosen = isSuperAdmin(user) && header !== undefined && header !== '';
-    const tenant = chosen ? await this.chosenTenant(user, header) : { id: user.tenant_id, state: user.tenant };
-    const auth: AuthContext = {
-      user,
-      tenantId: tenant.id,
-      tenantChosen: chosen,
-      requestId: request.id,
-      tenant: tenant.state,
-      ifMatch: request.routeOptions.config.conditional && request.method !== 'GET' ? ifMatchOf(request) : undefined,
-    };
-    request.auth = auth;
-    return true;
+    if (isSuperAdmin(user) && header !== undefined && header !== '') {
+      return this.chosenTenant(user, header).then((tenant) => attach(request, user, tenant, true));
+    }
+    return attach(request, user, { id: user.tenant_id, state: user.tenant }, false);
   }
 
   private async chosenTenant(
@@ -54,4 +47,22 @@ export class TenantGuard implements CanActivate {
     if (!state) throw new RecordNotFound('tenant');
     return { id: tenantId, state };
   }
+}
+
+function attach(
+  request: FastifyRequest,
+  user: AuthUser,
+  tenant: { id: number; state?: TenantState },
+  chosen: boolean,
+): true {
+  const auth: AuthContext = {
+    user,
+    tenantId: tenant.id,
+    tenantChosen: chosen,
+    requestId: request.id,
+    tenant: tenant.state,
+    ifMatch: request.routeOptions.config.conditional && request.method !== 'GET' ? ifMatchOf(request) : undefined,
+  };
+  request.auth = auth;
+  return true;
 }
