@@ -21,6 +21,8 @@ import { COUNTED_TABLES, type CountedTable } from './common/usage/record-caps.js
 import { CampaignDestination } from './modules/destination/entities/destination.entity.js';
 import { Campaign } from './modules/marketing/entities/campaign.entity.js';
 import { ValidationRule } from './modules/validation/entities/validation-rule.entity.js';
+import { SURE_INPUTS, type SureInput } from './common/http/input-pipe.js';
+import { CUSTOMER_SURE_INPUT } from './modules/customer/bulk/customer-input.js';
 import { DELETION_EFFECTS, DeletionEffects, type DeletionEffect } from './common/resources/deletion-effects.js';
 import { CampaignKpi, CustomerGoal, TreatmentGroup } from './modules/marketing/entities/campaign-children.entity.js';
 import { CampaignValidationRule } from './modules/marketing/entities/campaign-validation-rule.entity.js';
@@ -54,15 +56,22 @@ const COUNTED_TABLE_LIST: CountedTable[] = [
   { entity: Webhook, resource: 'webhooks' },
 ];
 
-/** What modules' records mean to each other, declared once here: deletion effects and the plan's counted tables. */
+/** Body DTOs with a quick check that the validation pipe trusts when it is sure (InputPipe). */
+const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT];
+
+/**
+ * What modules' records mean to each other, declared once here: deletion effects and the plan's
+ * counted tables; and the body checks that the common validation pipe takes from the modules.
+ */
 @Global()
 @Module({
   providers: [
     { provide: DELETION_EFFECTS, useValue: DELETION_EFFECT_LIST },
     DeletionEffects,
     { provide: COUNTED_TABLES, useValue: COUNTED_TABLE_LIST },
+    { provide: SURE_INPUTS, useValue: SURE_INPUT_LIST },
   ],
-  exports: [DeletionEffects, COUNTED_TABLES],
+  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS],
 })
 export class CrossModuleRulesModule {}
 

@@ -9,7 +9,7 @@ import { Database } from './persistence/database.js';
 import { BodyErrorGuard } from './http/body-parsing.js';
 import { AllExceptionsFilter } from './http/exception.filter.js';
 import { IdempotencyGuard } from './idempotency/idempotency.js';
-import { createInputPipe } from './http/input-pipe.js';
+import { InputPipe, SURE_INPUTS, type SureInput } from './http/input-pipe.js';
 import { InsertIds } from './persistence/insert-ids.js';
 import { ChangeFeed } from './events/change-feed.js';
 import { EventCatalog } from './events/event-catalog.js';
@@ -51,7 +51,11 @@ export class CommonModule {
         { provide: APP_GUARD, useClass: TenantGuard },
         { provide: APP_GUARD, useClass: QuotaGuard },
         { provide: APP_GUARD, useClass: IdempotencyGuard },
-        { provide: APP_PIPE, useFactory: createInputPipe },
+        {
+          provide: APP_PIPE,
+          useFactory: (sureInputs: SureInput[]) => new InputPipe(sureInputs),
+          inject: [SURE_INPUTS],
+        },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         PasswordHasher,
         Database,

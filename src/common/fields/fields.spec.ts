@@ -1,5 +1,5 @@
 import { ValidationFailed, type FieldErrors } from '../http/api-exception.js';
-import { createInputPipe } from '../http/input-pipe.js';
+import { InputPipe } from '../http/input-pipe.js';
 import { NamedListQueryDto } from '../resources/list-query.dto.js';
 import {
   codePointLength,
@@ -85,7 +85,7 @@ describe('text fields', () => {
   /** The field errors the validation pipe answers (422), or 'valid' with the transformed value. */
   async function check(value: object, metatype: new () => object = TextDto): Promise<FieldErrors | 'valid'> {
     try {
-      await createInputPipe().transform(value, { type: 'body', metatype });
+      await new InputPipe().transform(value, { type: 'body', metatype });
       return 'valid';
     } catch (error) {
       if (error instanceof ValidationFailed) return error.errors;
