@@ -103,7 +103,7 @@ describe('CUSTOMER_SURE_INPUT in the validation pipe', () => {
     const quick = new InputPipe([CUSTOMER_SURE_INPUT]);
     const dtoOnly = new InputPipe();
     for (const body of [...items(3_000), undefined, null, [], 'x', {}]) {
-      expect({ body, answer: await settle(quick, body) }).toEqual({ body, answer: await settle(dtoOnly, body) });
+      expect({ body, answer: await settle(quick, body) }).toStrictEqual({ body, answer: await settle(dtoOnly, body) });
     }
   });
 
