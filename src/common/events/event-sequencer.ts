@@ -166,27 +166,12 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       };
     });
     const { runs, rest } = numberingRuns(numbered, MIN_RANGE_RUN);
-    await runTogether(sql, [
-      ...runs.map((run) => numberRange(sql, run)),
-      ...(rest.length
-        ? [
-            joinedUpdate(
-              sql,
-              'events',
-              'id',
-              'sequence',
-              rest.map((event) => [event.id, event.sequence]),
-            ),
-          ]
-        : []),
-      joinedUpdate(
-        sql,
-        'event_counters',
-        'tenant_id',
-        'last_sequence',
-        tenants.map((tenant) => [tenant, last.get(tenant)!]),
-      ),
-    ]);
+    const numbering = runs.map((run) => numberRange(sql, run));
+    const restNumbers = rest.map((event) => [event.id, event.sequence]);
+    if (restNumbers.length) numbering.push(joinedUpdate(sql, 'events', 'id', 'sequence', restNumbers));
+    const lastNumbers = tenants.map((tenant) => [tenant, last.get(tenant)!]);
+    numbering.push(joinedUpdate(sql, 'event_counters', 'tenant_id', 'last_sequence', lastNumbers));
+    await runTogether(sql, numbering);
     for (const listener of this.listeners) await listener.numbered(sql, numbered);
     return pending.length;
   }

@@ -47,9 +47,10 @@ export class InputPipe extends ValidationPipe {
     this.sure = new Map(sureInputs.map((input) => [input.dto, input.check]));
   }
 
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  // Not async: every parameter of every route passes here, and the base's promise is the only one it needs.
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const check = metadata.type === 'body' ? this.sure.get(metadata.metatype) : undefined;
     const certain = check && isPlainObject(value) ? check(value) : undefined;
-    return certain ?? super.transform(value, metadata);
+    return certain ? Promise.resolve(certain) : super.transform(value, metadata);
   }
 }

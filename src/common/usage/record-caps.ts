@@ -150,7 +150,8 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
     const take = shareMove(auth.tenantId, resource, wanted, { limit, day: usageDay() });
     if ((await sql.run(take.sql, take.params)).affected === 1) {
       const taken = this.taken.get(sql) ?? new Map<string, number>();
-      taken.set(`${auth.tenantId}:${resource}`, wanted);
+      const key = `${auth.tenantId}:${resource}`;
+      taken.set(key, (taken.get(key) ?? 0) + wanted);
       this.taken.set(sql, taken);
       return { max: wanted, refusal };
     }
