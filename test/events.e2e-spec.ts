@@ -583,6 +583,34 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
     expect((await follow(reader, head)).events.map((e) => (e.data as Row).first_name)).toEqual(['After']);
   });
 
+  it('records each update of a record as stored, while PUTs and batches change its fields at once', async () => {
+    const { manager, tenantId: id } = await newWorkspace(t, root);
+    const reader = client(t, (await newUser(t, root, ['admin'], id)).token);
+    const start = (await follow(reader)).cursor;
+    const customer = await created(
+      manager.post('/api/customers', { external_id: `race-${unique()}`, first_name: 'p0' }),
+    );
+    for (let round = 1; round <= 25; round++) {
+      await Promise.all([
+        dataOf(manager.put(`/api/customers/${customer.id}`, { first_name: `p${round}` })),
+        dataOf(
+          manager.post('/api/customers/batch', {
+            items: [{ external_id: customer.external_id, last_name: `b${round}` }],
+          }),
+        ),
+      ]);
+    }
+    const history = (await follow(reader, start)).events.filter((e) => e.resource_id === customer.id);
+    expect(history).toHaveLength(51);
+    // Each event differs from the one before only in the fields it names: none shows a field as it was before another write.
+    for (let i = 1; i < history.length; i++) {
+      const [before, after] = [history[i - 1].data as Row, history[i].data as Row];
+      const moved = Object.keys(after).filter((field) => field !== 'updated_at' && after[field] !== before[field]);
+      expect({ event: i, moved }).toEqual({ event: i, moved: history[i].changes });
+    }
+    expect(history[history.length - 1].data).toEqual(await dataOf(manager.get(`/api/customers/${customer.id}`)));
+  });
+
   it('never skips or repeats an event while 8 writers race a reader following the cursor', async () => {
     const { tenantId: id } = await newWorkspace(t, root);
     const writers = await Promise.all(Array.from({ length: 8 }, () => newUser(t, root, ['manager'], id)));

@@ -88,7 +88,9 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
   update(auth: AuthContext, id: number, dto: Dto): Promise<R> {
     const { definition: d } = this;
     return this.tables.write(auth, async (tx) => {
-      const existing = await this.findMatching(tx, id, auth.ifMatch !== undefined);
+      // Locked: a write racing this one on the record ends first, so that the answer and the change
+      // feed's event show the record as stored (read unlocked, its other fields could be stale).
+      const existing = await this.findMatching(tx, id, true);
       const parentId = d.parent ? Number(existing[d.parent.column]) : undefined;
       if (d.parent?.serializeOn && parentId !== undefined) await this.findParent(tx, parentId, d.parent.serializeOn);
       const context = { tx, existing, parentId };

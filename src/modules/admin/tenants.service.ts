@@ -62,7 +62,7 @@ export class TenantsService {
   async update(auth: AuthContext, id: number, dto: TenantDto): Promise<TenantResponse> {
     const tenant = await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
       const tenants = this.tenants(tx);
-      const tenant = await this.find(tenants, id, auth.ifMatch !== undefined);
+      const tenant = await this.find(tenants, id, true); // locked: the answer and its event show the tenant as stored
       assertIfMatch(auth.ifMatch, toTenantResponse(tenant));
       if (sortKeyOf(dto.name) !== tenant.name_key) await this.assertNameFree(tenants, dto.name, tenant.id);
       const deactivating = dto.is_active === false && tenant.is_active;

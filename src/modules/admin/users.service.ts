@@ -77,7 +77,7 @@ export class UsersService {
     const password = dto.password ? await this.hasher.hash(dto.password) : undefined;
     await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
       const users = tx.table(User);
-      const user = await this.find(tx, id, auth.ifMatch !== undefined);
+      const user = await this.find(tx, id, true); // locked: the answer and its event show the user as stored
       const current = (await this.access.forUser(user.id, bookkeeping)).roles;
       assertIfMatch(auth.ifMatch, toUserResponse(user, current));
       this.roles.assertMayManage(caller, current);
