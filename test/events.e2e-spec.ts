@@ -1,7 +1,8 @@
-import type { FeedEvent as PublishedEvent } from '../src/common/events/change-feed.js';
+import { eventId, NUMBERED_IN_WRITE, type FeedEvent as PublishedEvent } from '../src/common/events/change-feed.js';
 import { randomBytes } from 'node:crypto';
 import { Database } from '../src/common/persistence/database.js';
-import { EventSequencer } from '../src/common/events/event-sequencer.js';
+import { EventSequencer, type NumberedEvent } from '../src/common/events/event-sequencer.js';
+import { InsertIds } from '../src/common/persistence/insert-ids.js';
 import { Tables } from '../src/common/persistence/tables.js';
 import type { AuthContext } from '../src/common/auth/auth-context.js';
 import { Customer } from '../src/modules/customer/entities/customer.entity.js';
@@ -583,34 +584,6 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
     expect((await follow(reader, head)).events.map((e) => (e.data as Row).first_name)).toEqual(['After']);
   });
 
-  it('records each update of a record as stored, while PUTs and batches change its fields at once', async () => {
-    const { manager, tenantId: id } = await newWorkspace(t, root);
-    const reader = client(t, (await newUser(t, root, ['admin'], id)).token);
-    const start = (await follow(reader)).cursor;
-    const customer = await created(
-      manager.post('/api/customers', { external_id: `race-${unique()}`, first_name: 'p0' }),
-    );
-    for (let round = 1; round <= 25; round++) {
-      await Promise.all([
-        dataOf(manager.put(`/api/customers/${customer.id}`, { first_name: `p${round}` })),
-        dataOf(
-          manager.post('/api/customers/batch', {
-            items: [{ external_id: customer.external_id, last_name: `b${round}` }],
-          }),
-        ),
-      ]);
-    }
-    const history = (await follow(reader, start)).events.filter((e) => e.resource_id === customer.id);
-    expect(history).toHaveLength(51);
-    // Each event differs from the one before only in the fields it names: none shows a field as it was before another write.
-    for (let i = 1; i < history.length; i++) {
-      const [before, after] = [history[i - 1].data as Row, history[i].data as Row];
-      const moved = Object.keys(after).filter((field) => field !== 'updated_at' && after[field] !== before[field]);
-      expect({ event: i, moved }).toEqual({ event: i, moved: history[i].changes });
-    }
-    expect(history[history.length - 1].data).toEqual(await dataOf(manager.get(`/api/customers/${customer.id}`)));
-  });
-
   it('never skips or repeats an event while 8 writers race a reader following the cursor', async () => {
     const { tenantId: id } = await newWorkspace(t, root);
     const writers = await Promise.all(Array.from({ length: 8 }, () => newUser(t, root, ['manager'], id)));
@@ -646,5 +619,178 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
       const history = seen.filter((e) => e.resource === 'customer' && e.resource_id === customerId);
       expect(history.map((e) => (e.data as Row).first_name)).toEqual(['v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']);
     }
+  });
+
+  it('records each update of a record as stored, while PUTs and batches change its fields at once', async () => {
+    const { manager, tenantId: id } = await newWorkspace(t, root);
+    const reader = client(t, (await newUser(t, root, ['admin'], id)).token);
+    const start = (await follow(reader)).cursor;
+    const customer = await created(
+      manager.post('/api/customers', { external_id: `race-${unique()}`, first_name: 'p0' }),
+    );
+    for (let round = 1; round <= 25; round++) {
+      await Promise.all([
+        dataOf(manager.put(`/api/customers/${customer.id}`, { first_name: `p${round}` })),
+        dataOf(
+          manager.post('/api/customers/batch', {
+            items: [{ external_id: customer.external_id, last_name: `b${round}` }],
+          }),
+        ),
+      ]);
+    }
+    const history = (await follow(reader, start)).events.filter((e) => e.resource_id === customer.id);
+    expect(history).toHaveLength(51);
+    // Each event differs from the one before only in the fields it names: none shows a field as it was before another write.
+    for (let i = 1; i < history.length; i++) {
+      const [before, after] = [history[i - 1].data as Row, history[i].data as Row];
+      const moved = Object.keys(after).filter((field) => field !== 'updated_at' && after[field] !== before[field]);
+      expect({ event: i, moved }).toEqual({ event: i, moved: history[i].changes });
+    }
+    expect(history[history.length - 1].data).toEqual(await dataOf(manager.get(`/api/customers/${customer.id}`)));
+  });
+
+  it('never skips or repeats while batches that number their own events race single writers and a reader', async () => {
+    const { tenantId: id } = await newWorkspace(t, root);
+    const singles = await Promise.all(Array.from({ length: 4 }, () => newUser(t, root, ['manager'], id)));
+    const batchers = await Promise.all(Array.from({ length: 4 }, () => newUser(t, root, ['manager'], id)));
+    const reader = client(t, (await newUser(t, root, ['admin'], id)).token);
+    let { cursor } = await follow(reader);
+    const seen: FeedEvent[] = [];
+    let writing = true;
+    const reading = (async () => {
+      while (writing || seen.length === 0) {
+        const page = await follow(reader, cursor);
+        seen.push(...page.events);
+        cursor = page.cursor;
+      }
+      seen.push(...(await follow(reader, cursor)).events);
+    })();
+    // The single writers' customers, which every batch also updates (last_name) while they are PUT.
+    const shared = await Promise.all(
+      singles.map((_, n) =>
+        created(client(t, singles[n].token).post('/api/customers', { external_id: `shared-${n}`, first_name: 'v0' })),
+      ),
+    );
+    const size = NUMBERED_IN_WRITE + 20;
+    await Promise.all([
+      ...singles.map(async (writer, n) => {
+        const api = client(t, writer.token);
+        for (let v = 1; v <= 6; v++) await dataOf(api.put(`/api/customers/${shared[n].id}`, { first_name: `v${v}` }));
+      }),
+      ...batchers.map(async (writer, b) => {
+        const api = client(t, writer.token);
+        for (let v = 0; v < 4; v++) {
+          const items = [
+            ...Array.from({ length: size }, (_, n) => ({ external_id: `b${b}-${n}`, first_name: `v${v}` })),
+            ...shared.map((_, n) => ({ external_id: `shared-${n}`, last_name: `b${b}v${v}` })),
+          ];
+          const answer = await dataOf(api.post('/api/customers/batch', { items }));
+          expect((answer as Row[]).filter((item) => item.status === 'failed')).toEqual([]);
+        }
+      }),
+    ]);
+    writing = false;
+    await reading;
+    expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+    const sequences = seen.map((e) => e.sequence);
+    expect(sequences).toEqual(sequences.map((_, i) => sequences[0] + i));
+    const customers = seen.filter((e) => e.resource === 'customer');
+    for (let b = 0; b < batchers.length; b++) {
+      for (let n = 0; n < size; n += 37) {
+        const history = customers.filter((e) => (e.data as Row).external_id === `b${b}-${n}`);
+        expect(history.map((e) => [e.type, (e.data as Row).first_name])).toEqual([
+          ['customer.created', 'v0'],
+          ['customer.updated', 'v1'],
+          ['customer.updated', 'v2'],
+          ['customer.updated', 'v3'],
+        ]);
+      }
+    }
+    // A record written by both kinds of writes: its events in the order of its writes, the last one
+    // its current state, and each single writer's values in the order it wrote them.
+    for (const customer of shared) {
+      const history = customers.filter((e) => e.resource_id === customer.id);
+      expect(history).toHaveLength(1 + 6 + 4 * batchers.length);
+      expect(history[history.length - 1].data).toEqual(await dataOf(reader.get(`/api/customers/${customer.id}`)));
+      const names = history.map((e) => (e.data as Row).first_name);
+      expect(names.filter((name, i) => i === 0 || name !== names[i - 1])).toEqual([
+        'v0',
+        'v1',
+        'v2',
+        'v3',
+        'v4',
+        'v5',
+        'v6',
+      ]);
+    }
+  });
+});
+
+describe("the change feed: who numbers a write's events", () => {
+  let t: TestApp;
+  let manager: Client;
+  let reader: Client;
+  let tenantId: number;
+
+  beforeAll(async () => {
+    // Without background passes, an event is numbered by its own write or by a feed read.
+    t = await createTestApp({ config: { events: { background: false }, webhooks: { worker: false } } });
+    const root = await login(t);
+    const workspace = await newWorkspace(t, root);
+    ({ manager, tenantId } = workspace);
+    reader = client(t, (await newUser(t, root, ['admin'], tenantId)).token);
+  });
+  afterAll(() => t.close());
+
+  const unnumbered = async () =>
+    Number(
+      (
+        await t.app
+          .get(Database)
+          .query<{ n: number | string }>('SELECT COUNT(*) AS n FROM events WHERE tenant_id = ? AND sequence IS NULL', [
+            tenantId,
+          ])
+      )[0].n,
+    );
+  const batch = (tag: string, size: number) =>
+    dataOf(
+      manager.post('/api/customers/batch', {
+        items: Array.from({ length: size }, (_, n) => ({ external_id: `${tag}-${n}`, first_name: tag })),
+      }),
+    );
+
+  it('a bulk write numbers its events in its transaction, after the ones committed before it; a small write leaves them to a pass', async () => {
+    const start = (await follow(reader)).cursor; // numbers what making the workspace wrote
+    const single = await created(manager.post('/api/customers', { first_name: 'single' }));
+    await batch('small', NUMBERED_IN_WRITE - 1);
+    expect(await unnumbered()).toBe(NUMBERED_IN_WRITE);
+    // The bulk write numbers the events committed before its own, then its own after them.
+    await batch('bulk', NUMBERED_IN_WRITE);
+    expect(await unnumbered()).toBe(0);
+    const { events } = await follow(reader, start);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => events[0].sequence + i));
+    expect(events.map((e) => (e.data as Row).first_name)).toEqual([
+      'single',
+      ...Array<string>(NUMBERED_IN_WRITE - 1).fill('small'),
+      ...Array<string>(NUMBERED_IN_WRITE).fill('bulk'),
+    ]);
+    expect(events[0].resource_id).toBe(single.id);
+  });
+
+  it.each([
+    ['follow from the first one', undefined],
+    ['are read back by sequence where they may interleave (Galera, MySQL 8)', null],
+  ])('hands the numbering listeners (webhooks, usage) the ids its rows got: ids that %s', async (_, step) => {
+    const handed: NumberedEvent[] = [];
+    t.app.get(EventSequencer).onNumbered({ numbered: async (_sql, events) => void handed.push(...events) });
+    if (step === null) jest.spyOn(t.app.get(InsertIds), 'consecutiveStep').mockResolvedValueOnce(null);
+    const start = (await follow(reader)).cursor;
+    handed.length = 0;
+    await batch(`ids${String(step)}`, NUMBERED_IN_WRITE + 5);
+    const { events } = await follow(reader, start);
+    expect(events).toHaveLength(NUMBERED_IN_WRITE + 5);
+    expect(handed.map((event) => [eventId(event.id), event.sequence, event.type, event.resourceId])).toEqual(
+      events.map((event) => [event.id, event.sequence, event.type, event.resource_id]),
+    );
   });
 });

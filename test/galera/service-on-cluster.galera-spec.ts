@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig } from '../../src/common/config/app-config.js';
+import { NUMBERED_IN_WRITE } from '../../src/common/events/change-feed.js';
 import { Database } from '../../src/common/persistence/database.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import type { FailoverPool } from '../../src/database/mysql-pool.js';
@@ -395,7 +396,27 @@ describe('the service on a 3-node Galera cluster', () => {
         else expect(res.status).toBe(503);
       }
     };
-    const load = Promise.all(Array.from({ length: 8 }, (_, w) => write(w)));
+    // Batches number their own events in their transaction (NUMBERED_IN_WRITE): two of them race the rest.
+    const batchAcknowledged = new Map<string, number[]>();
+    const writeBatches = async (b: number) => {
+      for (let v = 0; v < 6; v++) {
+        const items = Array.from({ length: NUMBERED_IN_WRITE + 20 }, (_, n) => ({
+          external_id: `g${b}-${n}`,
+          first_name: `v${v}`,
+        }));
+        const res = await as(b + 1).post('/api/customers/batch', { items });
+        if (res.status !== 200) {
+          expect(res.status).toBe(503);
+          continue;
+        }
+        for (const { external_id } of items)
+          batchAcknowledged.set(external_id, [...(batchAcknowledged.get(external_id) ?? []), v]);
+      }
+    };
+    const load = Promise.all([
+      ...Array.from({ length: 8 }, (_, w) => write(w)),
+      ...Array.from({ length: 2 }, (_, b) => writeBatches(b)),
+    ]);
     await sleep(1_500);
     const killedAt = Date.now();
     await cluster.kill(writerNode);
@@ -424,7 +445,21 @@ describe('the service on a 3-node Galera cluster', () => {
       expect({ id, ordered: history.every((v, i) => i === 0 || v > history[i - 1]) }).toEqual({ id, ordered: true });
       expect({ id, missing: versions.filter((v) => !history.includes(v)) }).toEqual({ id, missing: [] });
     }
-    figures.feedUnderKill = { events: seen.length, writers: 8, moved: moved[0] };
+    for (const [externalId, versions] of batchAcknowledged) {
+      const history = seen
+        .filter((e) => e.resource === 'customer' && (e.data as { external_id?: string }).external_id === externalId)
+        .map((e) => Number(String((e.data as { first_name: string }).first_name).slice(1)));
+      expect({ externalId, ordered: history.every((v, i) => i === 0 || v > history[i - 1]) }).toEqual({
+        externalId,
+        ordered: true,
+      });
+      expect({ externalId, missing: versions.filter((v) => !history.includes(v)) }).toEqual({
+        externalId,
+        missing: [],
+      });
+    }
+    expect(batchAcknowledged.size).toBe(2 * (NUMBERED_IN_WRITE + 20));
+    figures.feedUnderKill = { events: seen.length, writers: 8, batchWriters: 2, moved: moved[0] };
   });
 
   it('measures write throughput through one node and through three', async () => {

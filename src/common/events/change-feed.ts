@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../activity/activity-log.writer.js';
-import type { SqlValue } from '../persistence/database.js';
+import type { SqlValue, TransactionOptions } from '../persistence/database.js';
+import { InsertIds } from '../persistence/insert-ids.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
 import type { Statement } from '../persistence/statement-batch.js';
@@ -37,6 +38,18 @@ export interface NewEvent {
 const EVENT_COLUMNS =
   'tenant_id, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at, counted';
 const EVENTS_PER_STATEMENT = 2_000;
+/**
+ * A write with at least this many events numbers them in its own transaction
+ * (EventSequencer.numberInWrite): a batch or an import chunk, whose events a pass would otherwise
+ * rewrite once more. A smaller write leaves them to the passes after its commit, so that writers
+ * of one tenant never wait for each other's commits.
+ */
+export const NUMBERED_IN_WRITE = 100;
+/**
+ * The transaction of a bulk write (a batch, an import chunk): READ COMMITTED, so that numbering its
+ * events in it takes no gap lock on the events still without a number (other writers' inserts).
+ */
+export const BULK_WRITE: TransactionOptions = { isolation: 'read committed' };
 
 /** The public id of the event stored as row `id`: the same in the feed and in every webhook delivery. */
 export const eventId = (id: number): string => `evt_${id}`;
@@ -61,11 +74,50 @@ export class ChangeFeed implements ChangeRecorder {
   constructor(
     private readonly catalog: EventCatalog,
     private readonly sequencer: EventSequencer,
+    private readonly insertIds: InsertIds,
   ) {}
 
   async record(write: RecordedWrite): Promise<void> {
     const events = await this.eventsOf(write);
-    if (events.length) write.send(...eventStatements(write.actor, events));
+    const occurredAt = Date.now();
+    if (events.length >= NUMBERED_IN_WRITE) {
+      const own = events.map((event) => Object.assign(event, { occurredAt }));
+      await this.sequencer.numberInWrite(write.sql, own, (sequences) => this.insertNumbered(write, own, sequences));
+    } else if (events.length) write.send(...eventStatements(write.actor, events, occurredAt));
+  }
+
+  /** Stores a write's events with their sequences (numberInWrite) and answers their ids, in order. */
+  private async insertNumbered(
+    write: RecordedWrite,
+    events: readonly (NewEvent & { occurredAt: number })[],
+    sequences: readonly number[],
+  ): Promise<number[]> {
+    const { sql } = write;
+    const step = await this.insertIds.consecutiveStep();
+    const ids: number[] = [];
+    let start = 0;
+    for (const statement of eventStatements(write.actor, events, events[0].occurredAt, sequences)) {
+      const rows = Math.min(EVENTS_PER_STATEMENT, events.length - start);
+      const { insertId } = await sql.run(statement.sql, statement.params);
+      if (step !== null) {
+        // MySQL/MariaDB answer the first row's id, SQLite the last one's.
+        const first = sql.dialect === 'sqlite' ? insertId - (rows - 1) * step : insertId;
+        for (let n = 0; n < rows; n++) ids.push(first + n * step);
+      }
+      start += rows;
+    }
+    if (step !== null) return ids;
+    // Ids that may interleave with another INSERT's (Galera, MySQL 8): read back by (tenant, sequence).
+    const byNumber = new Map<string, number>();
+    for (const tenantId of new Set(events.map((event) => event.tenantId))) {
+      const own = sequences.filter((_, i) => events[i].tenantId === tenantId);
+      const rows = await sql.query<{ id: number | string; sequence: number | string }>(
+        'SELECT id, sequence FROM events WHERE tenant_id = ? AND sequence BETWEEN ? AND ?',
+        [tenantId, own[0], own[own.length - 1]],
+      );
+      for (const row of rows) byNumber.set(`${tenantId}:${Number(row.sequence)}`, Number(row.id));
+    }
+    return events.map((event, i) => byNumber.get(`${event.tenantId}:${sequences[i]}`)!);
   }
 
   committed(): void {
@@ -149,15 +201,25 @@ export class ChangeFeed implements ChangeRecorder {
   }
 }
 
-/** The multi-row INSERTs that store events of one write, without a sequence yet (the Journal sends them with its activity entries). */
-export function eventStatements(actor: Actor, events: readonly NewEvent[]): Statement[] {
-  const occurredAt = Date.now();
+/**
+ * The multi-row INSERTs that store events of one write: without a sequence (the Journal sends them
+ * with its activity entries, the sequencer numbers them after commit), or with the ones given.
+ */
+export function eventStatements(
+  actor: Actor,
+  events: readonly NewEvent[],
+  occurredAt: number,
+  sequences?: readonly number[],
+): Statement[] {
   const causer = actor.job ? null : (actor.user?.id ?? null);
   const statements: Statement[] = [];
+  const columns = sequences ? `${EVENT_COLUMNS}, sequence` : EVENT_COLUMNS;
+  const row = sequences ? '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)' : '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
   for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
-    const slice = events.slice(start, start + EVENTS_PER_STATEMENT);
+    const end = Math.min(events.length, start + EVENTS_PER_STATEMENT);
     const params: SqlValue[] = [];
-    for (const event of slice) {
+    for (let i = start; i < end; i++) {
+      const event = events[i];
       params.push(
         event.tenantId,
         event.type,
@@ -170,9 +232,10 @@ export function eventStatements(actor: Actor, events: readonly NewEvent[]): Stat
         occurredAt,
         event.counted === true,
       );
+      if (sequences) params.push(sequences[i]);
     }
     statements.push({
-      sql: `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      sql: `INSERT INTO events (${columns}) VALUES ${Array.from({ length: end - start }, () => row).join(', ')}`,
       params,
     });
   }

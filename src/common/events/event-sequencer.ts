@@ -40,6 +40,9 @@ export interface NumberedEvent {
   counted: boolean;
 }
 
+/** An event of a write that numbers its own (numberInWrite), before it is stored. */
+export type OwnEvent = Pick<NumberedEvent, 'tenantId' | 'type' | 'resourceId' | 'occurredAt'> & { counted?: boolean };
+
 /** Work that must happen with the numbering, in its transaction (webhooks: one delivery per endpoint). */
 export interface NumberingListener {
   numbered(sql: Sql, events: readonly NumberedEvent[]): Promise<void>;
@@ -124,33 +127,61 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async drain(): Promise<void> {
-    while (
-      (await this.db.transaction((sql) => this.numberPending(sql), { isolation: 'read committed' })) === PASS_SIZE
-    );
+    const pass = async (sql: Sql) => {
+      await holdSequencer(sql);
+      return this.numberCommitted(sql);
+    };
+    while ((await this.db.transaction(pass, { isolation: 'read committed' })) === PASS_SIZE);
   }
 
-  private async numberPending(sql: Sql): Promise<number> {
+  /**
+   * Numbers the events of a bulk write (a batch, an import chunk) in the write's own transaction,
+   * instead of by a pass after its commit, which would rewrite each of its rows once more. It holds
+   * the sequencer's row until the write commits, numbers every event committed before (so that a
+   * record's earlier write keeps its place before this one), and gives the write's events the next
+   * numbers of their tenants; `insert` stores them with those numbers and answers their ids in
+   * order. Nothing else is numbered while the write is open, so no reader can move past its events
+   * before they commit. Run it last in the write, in READ COMMITTED where the write can (the read of
+   * events without a number then takes no gap lock that would hold back other writers' events).
+   */
+  async numberInWrite(
+    sql: Sql,
+    events: readonly OwnEvent[],
+    insert: (sequences: readonly number[]) => Promise<number[]>,
+  ): Promise<void> {
+    await holdSequencer(sql);
+    while ((await this.numberCommitted(sql)) === PASS_SIZE);
+    const tenants = [...new Set(events.map((event) => event.tenantId))];
+    const last = await lastSequences(sql, tenants);
+    const sequences = events.map((event) => {
+      const sequence = last.get(event.tenantId)! + 1;
+      last.set(event.tenantId, sequence);
+      return sequence;
+    });
+    const lastNumbers = tenants.map((tenant) => [tenant, last.get(tenant)!]);
+    await runTogether(sql, [joinedUpdate(sql, 'event_counters', 'tenant_id', 'last_sequence', lastNumbers)]);
+    const ids = await insert(sequences);
+    const numbered = events.map((event, i): NumberedEvent => ({
+      id: ids[i],
+      tenantId: event.tenantId,
+      sequence: sequences[i],
+      type: event.type,
+      resourceId: event.resourceId,
+      occurredAt: event.occurredAt,
+      counted: event.counted === true,
+    }));
+    for (const listener of this.listeners) await listener.numbered(sql, numbered);
+  }
+
+  /** One pass, with the sequencer's row held: numbers up to PASS_SIZE committed events, answers how many. */
+  private async numberCommitted(sql: Sql): Promise<number> {
     const mysql = sql.dialect === 'mysql';
-    await sql.query(`SELECT last_sequence FROM event_counters WHERE tenant_id = 0${mysql ? ' FOR UPDATE' : ''}`);
     const pending = await sql.query<Pending>(
       `SELECT id, tenant_id, type, resource_id, occurred_at, counted FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     );
     if (pending.length === 0) return 0;
     const tenants = [...new Set(pending.map((row) => Number(row.tenant_id)))];
-    const counters = await sql.query<{ tenant_id: number | string; last_sequence: number | string }>(
-      `SELECT tenant_id, last_sequence FROM event_counters WHERE tenant_id IN (${tenants.map(() => '?').join(', ')})`,
-      tenants,
-    );
-    const last = new Map(counters.map((row) => [Number(row.tenant_id), Number(row.last_sequence)]));
-    const fresh = tenants.filter((tenant) => !last.has(tenant));
-    if (fresh.length) {
-      await sql.run(
-        `INSERT INTO event_counters (tenant_id, last_sequence, purged_through, purged_until)
-         VALUES ${fresh.map(() => '(?, 0, 0, 0)').join(', ')}`,
-        fresh,
-      );
-      for (const tenant of fresh) last.set(tenant, 0);
-    }
+    const last = await lastSequences(sql, tenants);
     const numbered: NumberedEvent[] = pending.map((row) => {
       const tenantId = Number(row.tenant_id);
       const sequence = last.get(tenantId)! + 1;
@@ -230,6 +261,36 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     if (isDatabaseUnavailable(error)) return; // the next pass, once the database is back
     this.logger.warn(`${what} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** Holds the sequencer's own row of `event_counters` until the transaction ends: one numbering at a time, across instances. */
+async function holdSequencer(sql: Sql): Promise<void> {
+  await sql.query(
+    `SELECT last_sequence FROM event_counters WHERE tenant_id = 0${sql.dialect === 'mysql' ? ' FOR UPDATE' : ''}`,
+  );
+}
+
+/**
+ * Each tenant's last sequence, a counter row made for a tenant without one. A locking read on
+ * MySQL/MariaDB: a bulk write's transaction may be REPEATABLE READ, whose plain reads could answer
+ * a counter from before the last pass.
+ */
+async function lastSequences(sql: Sql, tenants: readonly number[]): Promise<Map<number, number>> {
+  const counters = await sql.query<{ tenant_id: number | string; last_sequence: number | string }>(
+    `SELECT tenant_id, last_sequence FROM event_counters WHERE tenant_id IN (${tenants.map(() => '?').join(', ')})${sql.dialect === 'mysql' ? ' FOR UPDATE' : ''}`,
+    tenants,
+  );
+  const last = new Map(counters.map((row) => [Number(row.tenant_id), Number(row.last_sequence)]));
+  const fresh = tenants.filter((tenant) => !last.has(tenant));
+  if (fresh.length) {
+    await sql.run(
+      `INSERT INTO event_counters (tenant_id, last_sequence, purged_through, purged_until)
+       VALUES ${fresh.map(() => '(?, 0, 0, 0)').join(', ')}`,
+      fresh,
+    );
+    for (const tenant of fresh) last.set(tenant, 0);
+  }
+  return last;
 }
 
 /** `UPDATE table SET column = v.value WHERE key = v.key` for many (key, value) pairs at once. */

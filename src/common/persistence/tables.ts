@@ -6,7 +6,7 @@ import { EventCatalog, type RecordKind } from '../events/event-catalog.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { ValidationFailed } from '../http/api-exception.js';
 import { ChildRows } from './child-rows.js';
-import { Database, type Dialect, type Sql, type SqlValue } from './database.js';
+import { Database, type Dialect, type Sql, type SqlValue, type TransactionOptions } from './database.js';
 import { GlobalTable } from './global-table.js';
 import { InsertIds } from './insert-ids.js';
 import { Journal, type ChangeRecorder } from './journal.js';
@@ -81,8 +81,16 @@ export class Tables {
    * tokens) in the same transaction: `work` gets the tenant's tables for the records and, for those
    * bookkeeping rows only, the transaction's SQL. Records are written through `tx` alone.
    */
-  writeWithBookkeeping<T>(auth: AuthContext, work: (tx: TenantTx, bookkeeping: Sql) => Promise<T>): Promise<T> {
-    return this.inWrite(auth, (sql, session, attempt) => work(new TenantScope(this, auth, sql, session, attempt), sql));
+  writeWithBookkeeping<T>(
+    auth: AuthContext,
+    work: (tx: TenantTx, bookkeeping: Sql) => Promise<T>,
+    options?: TransactionOptions,
+  ): Promise<T> {
+    return this.inWrite(
+      auth,
+      (sql, session, attempt) => work(new TenantScope(this, auth, sql, session, attempt), sql),
+      options,
+    );
   }
 
   /**
@@ -104,6 +112,7 @@ export class Tables {
   private async inWrite<T>(
     actor: Actor,
     work: (sql: Sql, session: WriteSession, attempt: number) => Promise<T>,
+    options?: TransactionOptions,
   ): Promise<T> {
     let recorded = false;
     const result = await this.db.transaction(async (sql, attempt) => {
@@ -113,7 +122,7 @@ export class Tables {
       await journal.flush((tenantId) => new TenantScope(this, tenantActing(actor, tenantId), sql, undefined, attempt));
       recorded = !journal.isEmpty;
       return answer;
-    });
+    }, options);
     if (recorded) for (const recorder of this.recorders) recorder.committed?.();
     return result;
   }

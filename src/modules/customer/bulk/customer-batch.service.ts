@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
+import { BULK_WRITE } from '../../../common/events/change-feed.js';
 import { Page } from '../../../common/http/page.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import { RecordCaps } from '../../../common/usage/record-caps.js';
@@ -33,20 +34,24 @@ export class CustomerBatchService {
       }
     });
     const written: UpsertOutcome[] = rows.length
-      ? await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
-          const refusals = await this.suppressions.refusals(
-            tx,
-            rows.map((row) => row.values),
-          );
-          const allowed = rows.filter((_, i) => !refusals[i]);
-          const outcomes = await tx.table(Customer).upsertMany(allowed, {
-            key: 'external_id',
-            attempt: tx.attempt,
-            creates: (wanted) => this.caps.createsAllowed(bookkeeping, auth, 'customers', wanted),
-          });
-          let next = 0;
-          return refusals.map((errors): UpsertOutcome => (errors ? { status: 'failed', errors } : outcomes[next++]));
-        })
+      ? await this.tables.writeWithBookkeeping(
+          auth,
+          async (tx, bookkeeping) => {
+            const refusals = await this.suppressions.refusals(
+              tx,
+              rows.map((row) => row.values),
+            );
+            const allowed = rows.filter((_, i) => !refusals[i]);
+            const outcomes = await tx.table(Customer).upsertMany(allowed, {
+              key: 'external_id',
+              attempt: tx.attempt,
+              creates: (wanted) => this.caps.createsAllowed(bookkeeping, auth, 'customers', wanted),
+            });
+            let next = 0;
+            return refusals.map((errors): UpsertOutcome => (errors ? { status: 'failed', errors } : outcomes[next++]));
+          },
+          BULK_WRITE,
+        )
       : [];
     const outcomes: UpsertOutcome[] = checked.map((item) =>
       item.ok ? (undefined as unknown as UpsertOutcome) : { status: 'failed', errors: item.errors },

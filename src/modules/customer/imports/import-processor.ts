@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
+import { BULK_WRITE } from '../../../common/events/change-feed.js';
 import { isDatabaseUnavailable } from '../../../common/persistence/database-errors.js';
 import { Database, type Sql } from '../../../common/persistence/database.js';
 import { Tables } from '../../../common/persistence/tables.js';
@@ -132,42 +133,46 @@ export class ImportProcessor {
    */
   private async commit(job: CustomerImport, owner: string, chunk: ImportRow[]): Promise<void> {
     const writes = chunk.filter((row) => row.upsert);
-    const counts = await this.tables.writeWithBookkeeping(jobAuth(job), async (tx, bookkeeping) => {
-      if (!(await this.jobs.fence(bookkeeping, job, owner))) throw new JobTakenAway();
-      const refusals = await this.suppressions.refusals(
-        tx,
-        writes.map((row) => row.upsert!.values),
-      );
-      const written = await tx.table(Customer).upsertMany(
-        writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!),
-        {
-          key: 'external_id',
-          attempt: tx.attempt,
-          log: false,
-          creates: (wanted) => this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers', wanted),
-        },
-      );
-      let next = 0;
-      const outcomes = refusals.map((errors): UpsertOutcome =>
-        errors ? { status: 'failed', errors } : written[next++],
-      );
-      const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
-      const errors: [number, string, string][] = [];
-      let w = 0;
-      for (const row of chunk) {
-        const outcome = row.upsert ? outcomes[w++] : undefined;
-        const fieldErrors = outcome?.status === 'failed' ? outcome.errors : row.errors;
-        if (fieldErrors) {
-          counts.failed++;
-          for (const [field, messages] of Object.entries(fieldErrors)) {
-            for (const message of messages) errors.push([row.line, field, message]);
-          }
-        } else counts[outcome!.status as keyof ImportCounts]++;
-      }
-      await this.insertErrors(bookkeeping, job, errors);
-      await this.jobs.advance(bookkeeping, job, chunk.length, counts);
-      return counts;
-    });
+    const counts = await this.tables.writeWithBookkeeping(
+      jobAuth(job),
+      async (tx, bookkeeping) => {
+        if (!(await this.jobs.fence(bookkeeping, job, owner))) throw new JobTakenAway();
+        const refusals = await this.suppressions.refusals(
+          tx,
+          writes.map((row) => row.upsert!.values),
+        );
+        const written = await tx.table(Customer).upsertMany(
+          writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!),
+          {
+            key: 'external_id',
+            attempt: tx.attempt,
+            log: false,
+            creates: (wanted) => this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers', wanted),
+          },
+        );
+        let next = 0;
+        const outcomes = refusals.map((errors): UpsertOutcome =>
+          errors ? { status: 'failed', errors } : written[next++],
+        );
+        const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+        const errors: [number, string, string][] = [];
+        let w = 0;
+        for (const row of chunk) {
+          const outcome = row.upsert ? outcomes[w++] : undefined;
+          const fieldErrors = outcome?.status === 'failed' ? outcome.errors : row.errors;
+          if (fieldErrors) {
+            counts.failed++;
+            for (const [field, messages] of Object.entries(fieldErrors)) {
+              for (const message of messages) errors.push([row.line, field, message]);
+            }
+          } else counts[outcome!.status as keyof ImportCounts]++;
+        }
+        await this.insertErrors(bookkeeping, job, errors);
+        await this.jobs.advance(bookkeeping, job, chunk.length, counts);
+        return counts;
+      },
+      BULK_WRITE,
+    );
     job.processed_rows += chunk.length;
     for (const [column, n] of Object.entries(counts)) job[column as keyof ImportCounts] += n;
     // SQLite answers synchronously: without a turn of the event loop, a job would starve every request.

@@ -39,7 +39,10 @@ export class WebhookFanout implements NumberingListener {
       active_since: number | string;
     }>(
       `SELECT id, tenant_id, events, active_since FROM webhooks
-        WHERE tenant_id IN (${tenants.map(() => '?').join(', ')}) AND is_active = ? AND disabled_reason IS NULL`,
+        WHERE tenant_id IN (${tenants.map(() => '?').join(', ')}) AND is_active = ? AND disabled_reason IS NULL${
+          // A locking read sees the endpoints as they are now, also in a REPEATABLE READ write that numbers its own events.
+          sql.dialect === 'mysql' ? ' LOCK IN SHARE MODE' : ''
+        }`,
       [...tenants, true],
     );
     if (endpoints.length === 0) return;
