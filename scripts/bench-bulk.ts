@@ -32,6 +32,8 @@ const { values: args } = parseArgs({
     'max-old-space': { type: 'string', default: '160' },
     /** Sets every plan limit of both tenants first (high enough never to be reached): counting under a limit. */
     limits: { type: 'boolean', default: false },
+    /** Extra node flags for the service, e.g. `--node-flags='--cpu-prof --cpu-prof-dir=/tmp/prof'`. */
+    'node-flags': { type: 'string', default: '' },
   },
 });
 const SERVER = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -210,7 +212,10 @@ async function main(): Promise<void> {
   const customers = Number(args.customers);
   const rows = Number(args.rows);
   const heap = Number(args['max-old-space']);
-  const service = await startService({ server: SERVER, nodeFlags: heap ? [`--max-old-space-size=${heap}`] : [] });
+  const service = await startService({
+    server: SERVER,
+    nodeFlags: [...(heap ? [`--max-old-space-size=${heap}`] : []), ...args['node-flags'].split(' ').filter(Boolean)],
+  });
   const dir = mkdtempSync(join(tmpdir(), 'bench-bulk-'));
   const results: Phase[] = [];
   try {
