@@ -146,6 +146,27 @@ describe('customer CSV imports', () => {
     });
   });
 
+  it('applies rows in file order while two chunks are written at once, one customer named by id in a chunk and by external_id in the next', async () => {
+    const customers = [];
+    for (let k = 0; k < 32; k++) {
+      customers.push(
+        await dataOf(a.manager.post('/api/customers', { external_id: `ord-${k}`, first_name: 'Start' }), 201),
+      );
+    }
+    // Chunks of 4 (the app's chunkRows): the ids of four customers, then their external ids.
+    const lines = ['id,external_id,first_name,last_name'];
+    for (let group = 0; group < 8; group++) {
+      const four = customers.slice(group * 4, group * 4 + 4);
+      for (const c of four) lines.push(`${c.id},,First,`);
+      for (const c of four) lines.push(`,${c.external_id},Second,Last`);
+    }
+    const job = await waitForJob(t, a, (await upload(t, a, lines.join('\n'))).body.data.id);
+    expect(job).toMatchObject({ status: 'completed', processed_rows: 64, updated: 64, failed: 0 });
+    for (const c of customers) {
+      expect(await customer(a, c.external_id as string)).toMatchObject({ first_name: 'Second', last_name: 'Last' });
+    }
+  });
+
   describe('createCustomerImport: POST /api/customers/imports', () => {
     it('refuses a file without a header, or with an unknown or repeated column, before any job exists', async () => {
       const before = await dataOf(a.manager.get('/api/customers/imports', { limit: 100 }));

@@ -15,6 +15,7 @@ import { CreateWebhookTables1764900000000 } from './1764900000000-create-webhook
 import { CreateCustomerLifecycleTables1765000000000 } from './1765000000000-create-customer-lifecycle-tables.js';
 import { AddTenantLimitsAndUsage1765100000000 } from './1765100000000-add-tenant-limits-and-usage.js';
 import { CreateTenantUsageShares1765200000000 } from './1765200000000-create-tenant-usage-shares.js';
+import { CreateCustomerImportLanes1765300000000 } from './1765300000000-create-customer-import-lanes.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   CreateCustomerLifecycleTables1765000000000,
   AddTenantLimitsAndUsage1765100000000,
   CreateTenantUsageShares1765200000000,
+  CreateCustomerImportLanes1765300000000,
 ];

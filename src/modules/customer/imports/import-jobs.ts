@@ -112,15 +112,36 @@ export class ImportJobs {
     return releaseJob(this.db, this.leased(), job.id, owner);
   }
 
+  /** Makes the job's lanes 0 to `count` - 1 where they are missing (ImportProcessor: one per chunk in flight, and one more). */
+  async openLanes(job: CustomerImport, count: number): Promise<void> {
+    const rows = Array.from({ length: count }, () => '(?, ?)').join(', ');
+    const params = Array.from({ length: count }, (_, lane) => [job.id, lane]).flat();
+    await this.db.run(
+      this.db.dialect === 'mysql'
+        ? `INSERT INTO customer_import_lanes (import_id, lane) VALUES ${rows} ON DUPLICATE KEY UPDATE lane = lane`
+        : `INSERT INTO customer_import_lanes (import_id, lane) VALUES ${rows} ON CONFLICT DO NOTHING`,
+      params,
+    );
+  }
+
+  /** Holds one of the job's lanes until the transaction ends; waits while another transaction holds it. */
+  async holdLane(sql: Sql, job: CustomerImport, lane: number): Promise<void> {
+    await sql.query(
+      `SELECT lane FROM customer_import_lanes WHERE import_id = ? AND lane = ?${sql.dialect === 'mysql' ? ' FOR UPDATE' : ''}`,
+      [job.id, lane],
+    );
+  }
+
   /**
-   * Within a chunk's transaction, first of all: the job is still ours, still running, and at the
-   * position this runner read up to (fencing: a runner whose lease was taken over writes nothing).
+   * Within a chunk's transaction, before its progress: the job is still ours, still running, and at
+   * `position`, where the chunks before this one left it (fencing: a runner whose lease was taken
+   * over, or a chunk after one that has not committed, writes nothing).
    */
-  async fence(sql: Sql, job: CustomerImport, owner: string): Promise<boolean> {
+  async fence(sql: Sql, job: CustomerImport, owner: string, position: number): Promise<boolean> {
     const { affected } = await sql.run(
       `UPDATE customer_imports SET lease_expires_at = ?
         WHERE id = ? AND lease_owner = ? AND status = 'running' AND processed_rows = ?`,
-      [Date.now() + this.leaseMs, job.id, owner, job.processed_rows],
+      [Date.now() + this.leaseMs, job.id, owner, position],
     );
     return affected === 1;
   }

@@ -17,8 +17,29 @@ import { headerColumns } from './import-file.js';
 import { ImportJobs, jobAuth, type ImportCounts } from './import-jobs.js';
 import { ImportRows, type ImportRow } from './import-rows.js';
 
+/** Chunks written at once (process), and the lanes of a job: one more, for the chunk that is starting. */
+const CHUNKS_IN_FLIGHT = 2;
+const LANES = CHUNKS_IN_FLIGHT + 1;
+
+/** A chunk being written: the lane it holds, whether it has ended, and its end. */
+interface ChunkInFlight {
+  lane: number;
+  over: boolean;
+  ended: Promise<void>;
+}
+
+/** Where a chunk goes: the job's position once the chunks before it commit, its lane, and the chunk in flight before it. */
+interface ChunkTurn {
+  position: number;
+  lane: number;
+  before?: ChunkInFlight;
+}
+
 /** The job may not go on here: its lease went to another instance, or it was cancelled. */
 class JobTakenAway extends Error {}
+
+/** The chunk before had not committed when this one was fenced: this one runs again once it has ended. */
+class NotYourTurn extends Error {}
 
 export type RunEnd = 'completed' | 'stopped' | 'taken-away' | 'failed' | 'interrupted';
 
@@ -85,20 +106,34 @@ export class ImportProcessor {
   }
 
   /**
-   * Reads and checks the next chunk while the current one is being written (the commits still go
-   * one after the other, each fenced at the position the previous one reached).
+   * Reads and checks the next chunk while the ones before are being written, two at a time: chunk k
+   * writes its customers while chunk k-1 ends (its errors, progress, events and commit), so that the
+   * service and the database work at once. Chunk k holds lane k mod 3 of the job from its start and,
+   * before its progress, waits for the lane of chunk k-1, which that chunk holds until it commits:
+   * the commits go in file order, each fenced at the position the one before reached, and every
+   * wait between two chunks is a lock the database sees (it resolves a deadlock by running one
+   * again). The service itself only waits for the oldest chunk in flight to end before it starts
+   * another, so it never holds a chunk back for one the database holds back.
    */
   private async process(job: CustomerImport, owner: string, shouldStop: () => boolean): Promise<void> {
     const { chunkRows } = this.config.imports;
+    await this.jobs.openLanes(job, LANES);
     let reader: ImportRows | undefined;
     let skip = job.processed_rows;
     let chunk: ImportRow[] = [];
-    let writing: Promise<void> = Promise.resolve();
+    let position = job.processed_rows;
+    let index = 0;
+    const writing: ChunkInFlight[] = [];
     const write = async (rows: ImportRow[]): Promise<boolean> => {
-      await writing;
+      if (writing.length === CHUNKS_IN_FLIGHT) await writing.shift()!.ended;
       if (shouldStop()) return false;
-      writing = this.commit(job, owner, rows);
-      writing.catch(() => undefined); // awaited before the next one, or below
+      const turn: ChunkTurn = { position, lane: index % LANES, before: writing[writing.length - 1] };
+      const inFlight: ChunkInFlight = { lane: turn.lane, over: false, ended: Promise.resolve() };
+      inFlight.ended = this.commit(job, owner, rows, turn).finally(() => (inFlight.over = true));
+      inFlight.ended.catch(() => undefined); // awaited in order, by the next write or below
+      writing.push(inFlight);
+      position += rows.length;
+      index++;
       return true;
     };
     try {
@@ -120,23 +155,38 @@ export class ImportProcessor {
         }
       }
       if (chunk.length) await write(chunk);
-      await writing;
+      // In order: a chunk after one that failed fails its fence, and the first failure is the one to report.
+      while (writing.length) await writing.shift()!.ended;
     } finally {
-      await writing.catch(() => undefined);
+      await Promise.allSettled(writing.map((inFlight) => inFlight.ended));
     }
   }
 
   /**
    * One chunk: the customers (through the tables, recorded without an activity entry each: the job
    * has one; a row with a suppressed value fails, and so do creates beyond the plan's cap), the
-   * job's progress and counts, and the chunk's errors, in one transaction.
+   * job's progress and counts, and the chunk's errors, in one transaction. When the chunk before
+   * has not committed by the time this one is fenced (the database ran it again after a conflict),
+   * this one rolls back, waits for it to end, and runs again.
    */
-  private async commit(job: CustomerImport, owner: string, chunk: ImportRow[]): Promise<void> {
+  private async commit(job: CustomerImport, owner: string, chunk: ImportRow[], turn: ChunkTurn): Promise<void> {
+    for (;;) {
+      try {
+        return await this.commitOnce(job, owner, chunk, turn);
+      } catch (error) {
+        if (!(error instanceof NotYourTurn)) throw error;
+        await turn.before!.ended.catch(() => undefined);
+        turn.before = undefined; // it has ended: a fence that still fails means the job is not ours to go on with
+      }
+    }
+  }
+
+  private async commitOnce(job: CustomerImport, owner: string, chunk: ImportRow[], turn: ChunkTurn): Promise<void> {
     const writes = chunk.filter((row) => row.upsert);
     const counts = await this.tables.writeWithBookkeeping(
       jobAuth(job),
       async (tx, bookkeeping) => {
-        if (!(await this.jobs.fence(bookkeeping, job, owner))) throw new JobTakenAway();
+        await this.jobs.holdLane(bookkeeping, job, turn.lane);
         const refusals = await this.suppressions.refusals(
           tx,
           writes.map((row) => row.upsert!.values),
@@ -166,6 +216,11 @@ export class ImportProcessor {
               for (const message of messages) errors.push([row.line, field, message]);
             }
           } else counts[outcome!.status as keyof ImportCounts]++;
+        }
+        // The chunk before holds its lane until it commits: after it, the job's row is free and at its position.
+        if (turn.before) await this.jobs.holdLane(bookkeeping, job, turn.before.lane);
+        if (!(await this.jobs.fence(bookkeeping, job, owner, turn.position))) {
+          throw turn.before && !turn.before.over ? new NotYourTurn() : new JobTakenAway();
         }
         await this.insertErrors(bookkeeping, job, errors);
         await this.jobs.advance(bookkeeping, job, chunk.length, counts);
