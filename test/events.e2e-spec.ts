@@ -46,6 +46,18 @@ async function follow(
   }
 }
 
+/** Follows the feed from `cursor` while `writing()` holds, then once more: every event it saw, in feed order. */
+async function followWhile(api: Client, cursor: string, writing: () => boolean): Promise<FeedEvent[]> {
+  const seen: FeedEvent[] = [];
+  while (writing() || seen.length === 0) {
+    const page = await follow(api, cursor);
+    seen.push(...page.events);
+    cursor = page.cursor;
+  }
+  seen.push(...(await follow(api, cursor)).events);
+  return seen;
+}
+
 describe('listEvents, getEvent, listEventTypes: the change feed', () => {
   let t: TestApp;
   let root: string;
@@ -588,18 +600,8 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
     const { tenantId: id } = await newWorkspace(t, root);
     const writers = await Promise.all(Array.from({ length: 8 }, () => newUser(t, root, ['manager'], id)));
     const reader = client(t, (await newUser(t, root, ['admin'], id)).token);
-    let { cursor } = await follow(reader);
-    const seen: FeedEvent[] = [];
     let writing = true;
-    const reading = (async () => {
-      while (writing || seen.length === 0) {
-        const page = await follow(reader, cursor);
-        seen.push(...page.events);
-        cursor = page.cursor;
-      }
-      const rest = await follow(reader, cursor);
-      seen.push(...rest.events);
-    })();
+    const reading = followWhile(reader, (await follow(reader)).cursor, () => writing);
     const writes = await Promise.all(
       writers.map(async (writer) => {
         const api = client(t, writer.token);
@@ -609,7 +611,7 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
       }),
     );
     writing = false;
-    await reading;
+    const seen = await reading;
     const ids = new Set(seen.map((e) => e.id));
     expect(ids.size).toBe(seen.length);
     const sequences = seen.map((e) => e.sequence);
@@ -654,17 +656,8 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
     const singles = await Promise.all(Array.from({ length: 4 }, () => newUser(t, root, ['manager'], id)));
     const batchers = await Promise.all(Array.from({ length: 4 }, () => newUser(t, root, ['manager'], id)));
     const reader = client(t, (await newUser(t, root, ['admin'], id)).token);
-    let { cursor } = await follow(reader);
-    const seen: FeedEvent[] = [];
     let writing = true;
-    const reading = (async () => {
-      while (writing || seen.length === 0) {
-        const page = await follow(reader, cursor);
-        seen.push(...page.events);
-        cursor = page.cursor;
-      }
-      seen.push(...(await follow(reader, cursor)).events);
-    })();
+    const reading = followWhile(reader, (await follow(reader)).cursor, () => writing);
     // The single writers' customers, which every batch also updates (last_name) while they are PUT.
     const shared = await Promise.all(
       singles.map((_, n) =>
@@ -690,7 +683,7 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
       }),
     ]);
     writing = false;
-    await reading;
+    const seen = await reading;
     expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
     const sequences = seen.map((e) => e.sequence);
     expect(sequences).toEqual(sequences.map((_, i) => sequences[0] + i));
