@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../activity/activity-log.writer.js';
 import type { SqlValue, TransactionOptions } from '../persistence/database.js';
-import { InsertIds } from '../persistence/insert-ids.js';
+import { InsertIds, insertedIds } from '../persistence/insert-ids.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
 import type { Statement } from '../persistence/statement-batch.js';
@@ -81,29 +81,27 @@ export class ChangeFeed implements ChangeRecorder {
     const events = await this.eventsOf(write);
     const occurredAt = Date.now();
     if (events.length >= NUMBERED_IN_WRITE) {
-      const own = events.map((event) => Object.assign(event, { occurredAt }));
-      await this.sequencer.numberInWrite(write.sql, own, (sequences) => this.insertNumbered(write, own, sequences));
+      await this.sequencer.numberInWrite(write.sql, events, occurredAt, (sequences) =>
+        this.insertNumbered(write, events, occurredAt, sequences),
+      );
     } else if (events.length) write.send(...eventStatements(write.actor, events, occurredAt));
   }
 
   /** Stores a write's events with their sequences (numberInWrite) and answers their ids, in order. */
   private async insertNumbered(
     write: RecordedWrite,
-    events: readonly (NewEvent & { occurredAt: number })[],
+    events: readonly NewEvent[],
+    occurredAt: number,
     sequences: readonly number[],
   ): Promise<number[]> {
     const { sql } = write;
     const step = await this.insertIds.consecutiveStep();
     const ids: number[] = [];
     let start = 0;
-    for (const statement of eventStatements(write.actor, events, events[0].occurredAt, sequences)) {
+    for (const statement of eventStatements(write.actor, events, occurredAt, sequences)) {
       const rows = Math.min(EVENTS_PER_STATEMENT, events.length - start);
       const { insertId } = await sql.run(statement.sql, statement.params);
-      if (step !== null) {
-        // MySQL/MariaDB answer the first row's id, SQLite the last one's.
-        const first = sql.dialect === 'sqlite' ? insertId - (rows - 1) * step : insertId;
-        for (let n = 0; n < rows; n++) ids.push(first + n * step);
-      }
+      if (step !== null) ids.push(...insertedIds(sql.dialect, insertId, rows, step));
       start += rows;
     }
     if (step !== null) return ids;

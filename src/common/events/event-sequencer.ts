@@ -41,7 +41,7 @@ export interface NumberedEvent {
 }
 
 /** An event of a write that numbers its own (numberInWrite), before it is stored. */
-export type OwnEvent = Pick<NumberedEvent, 'tenantId' | 'type' | 'resourceId' | 'occurredAt'> & { counted?: boolean };
+export type OwnEvent = Pick<NumberedEvent, 'tenantId' | 'type' | 'resourceId'> & { counted?: boolean };
 
 /** Work that must happen with the numbering, in its transaction (webhooks: one delivery per endpoint). */
 export interface NumberingListener {
@@ -147,19 +147,14 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
   async numberInWrite(
     sql: Sql,
     events: readonly OwnEvent[],
+    occurredAt: number,
     insert: (sequences: readonly number[]) => Promise<number[]>,
   ): Promise<void> {
     await holdSequencer(sql);
     while ((await this.numberCommitted(sql)) === PASS_SIZE);
-    const tenants = [...new Set(events.map((event) => event.tenantId))];
-    const last = await lastSequences(sql, tenants);
-    const sequences = events.map((event) => {
-      const sequence = last.get(event.tenantId)! + 1;
-      last.set(event.tenantId, sequence);
-      return sequence;
-    });
-    const lastNumbers = tenants.map((tenant) => [tenant, last.get(tenant)!]);
-    await runTogether(sql, [joinedUpdate(sql, 'event_counters', 'tenant_id', 'last_sequence', lastNumbers)]);
+    const last = await lastSequences(sql, [...new Set(events.map((event) => event.tenantId))]);
+    const sequences = nextSequences(last, events);
+    await runTogether(sql, [counterUpdate(sql, last)]);
     const ids = await insert(sequences);
     const numbered = events.map((event, i): NumberedEvent => ({
       id: ids[i],
@@ -167,7 +162,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       sequence: sequences[i],
       type: event.type,
       resourceId: event.resourceId,
-      occurredAt: event.occurredAt,
+      occurredAt,
       counted: event.counted === true,
     }));
     for (const listener of this.listeners) await listener.numbered(sql, numbered);
@@ -180,28 +175,23 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       `SELECT id, tenant_id, type, resource_id, occurred_at, counted FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     );
     if (pending.length === 0) return 0;
-    const tenants = [...new Set(pending.map((row) => Number(row.tenant_id)))];
-    const last = await lastSequences(sql, tenants);
-    const numbered: NumberedEvent[] = pending.map((row) => {
-      const tenantId = Number(row.tenant_id);
-      const sequence = last.get(tenantId)! + 1;
-      last.set(tenantId, sequence);
-      return {
-        id: Number(row.id),
-        tenantId,
-        sequence,
-        type: row.type,
-        resourceId: Number(row.resource_id),
-        occurredAt: Number(row.occurred_at),
-        counted: Boolean(Number(row.counted)),
-      };
-    });
+    const tenantIds = pending.map((row) => ({ tenantId: Number(row.tenant_id) }));
+    const last = await lastSequences(sql, [...new Set(tenantIds.map((row) => row.tenantId))]);
+    const sequences = nextSequences(last, tenantIds);
+    const numbered = pending.map((row, i): NumberedEvent => ({
+      id: Number(row.id),
+      tenantId: tenantIds[i].tenantId,
+      sequence: sequences[i],
+      type: row.type,
+      resourceId: Number(row.resource_id),
+      occurredAt: Number(row.occurred_at),
+      counted: Boolean(Number(row.counted)),
+    }));
     const { runs, rest } = numberingRuns(numbered, MIN_RANGE_RUN);
     const numbering = runs.map((run) => numberRange(sql, run));
     const restNumbers = rest.map((event) => [event.id, event.sequence]);
     if (restNumbers.length) numbering.push(joinedUpdate(sql, 'events', 'id', 'sequence', restNumbers));
-    const lastNumbers = tenants.map((tenant) => [tenant, last.get(tenant)!]);
-    numbering.push(joinedUpdate(sql, 'event_counters', 'tenant_id', 'last_sequence', lastNumbers));
+    numbering.push(counterUpdate(sql, last));
     await runTogether(sql, numbering);
     for (const listener of this.listeners) await listener.numbered(sql, numbered);
     return pending.length;
@@ -291,6 +281,20 @@ async function lastSequences(sql: Sql, tenants: readonly number[]): Promise<Map<
     for (const tenant of fresh) last.set(tenant, 0);
   }
   return last;
+}
+
+/** The next sequence of its tenant for each event, in order; `last` moves on to the last one given. */
+function nextSequences(last: Map<number, number>, events: readonly { tenantId: number }[]): number[] {
+  return events.map(({ tenantId }) => {
+    const sequence = last.get(tenantId)! + 1;
+    last.set(tenantId, sequence);
+    return sequence;
+  });
+}
+
+/** Stores each tenant's last sequence of `last` in its counter. */
+function counterUpdate(sql: Sql, last: Map<number, number>): Statement {
+  return joinedUpdate(sql, 'event_counters', 'tenant_id', 'last_sequence', [...last]);
 }
 
 /** `UPDATE table SET column = v.value WHERE key = v.key` for many (key, value) pairs at once. */

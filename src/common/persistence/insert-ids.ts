@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Database } from './database.js';
+import { Database, type Dialect } from './database.js';
 
 /**
  * Whether the ids of one multi-row INSERT are consecutive (spaced by the auto-increment step), so
@@ -8,6 +8,15 @@ import { Database } from './database.js';
  * default, and Galera's) they may interleave with another statement's: null, and the caller reads
  * them back by key. Asked of the server once.
  */
+/**
+ * The ids of the `rows` rows of one multi-row INSERT whose ids are consecutive by `step`, from the
+ * id the database answered: MySQL/MariaDB answer the first row's, SQLite the last one's.
+ */
+export function insertedIds(dialect: Dialect, insertId: number, rows: number, step: number): number[] {
+  const first = dialect === 'sqlite' ? insertId - (rows - 1) * step : insertId;
+  return Array.from({ length: rows }, (_, n) => first + n * step);
+}
+
 @Injectable()
 export class InsertIds {
   private step: Promise<number | null> | undefined;

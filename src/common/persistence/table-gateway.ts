@@ -1,4 +1,5 @@
 import { loggable, type ActivityEvent, type Attributes } from '../activity/activity-log.writer.js';
+import { insertedIds } from './insert-ids.js';
 import type { FieldErrors } from '../http/api-exception.js';
 import type { PageMeta } from '../http/page.js';
 import { wholeSecondNow } from './columns.js';
@@ -546,9 +547,8 @@ export abstract class TableGateway<E extends { id: number }> {
         rows.flatMap(paramsOf),
       );
       if (affected !== rows.length) throw new Error(`A multi-row INSERT wrote ${affected} of ${rows.length} rows.`);
-      // MySQL/MariaDB answer the first row's id, SQLite the last one's.
-      const first = this.sql.dialect === 'sqlite' ? insertId - (rows.length - 1) * step : insertId;
-      rows.forEach((row, n) => (row.id = first + n * step));
+      const ids = insertedIds(this.sql.dialect, insertId, rows.length, step);
+      rows.forEach((row, n) => (row.id = ids[n]));
       return;
     }
     const keyed = key ? rows.filter((row) => typeof row[key] === 'string') : [];

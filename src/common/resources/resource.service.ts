@@ -90,7 +90,7 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
     return this.tables.write(auth, async (tx) => {
       // Locked: a write racing this one on the record ends first, so that the answer and the change
       // feed's event show the record as stored (read unlocked, its other fields could be stale).
-      const existing = await this.findMatching(tx, id, true);
+      const existing = await this.findMatching(tx, id);
       const parentId = d.parent ? Number(existing[d.parent.column]) : undefined;
       if (d.parent?.serializeOn && parentId !== undefined) await this.findParent(tx, parentId, d.parent.serializeOn);
       const context = { tx, existing, parentId };
@@ -109,7 +109,7 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
     const { definition: d } = this;
     return this.tables.write(auth, async (tx) => {
       // Locked: of two racing deletes, the second waits here and then finds nothing (404).
-      const existing = await this.findMatching(tx, id, true);
+      const existing = await this.findMatching(tx, id);
       await d.beforeDelete?.(existing, tx);
       if (!(await tx.table(d.entity).remove(existing))) throw new RecordNotFound(d.label);
       await d.onChange?.(existing, tx);
@@ -130,9 +130,9 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
     return responses;
   }
 
-  /** The row to change; with If-Match, locked first (of two racing writers only one matches) and checked. */
-  private async findMatching(tx: TenantTx, id: number, lock: boolean): Promise<E> {
-    const existing = await this.find(tx, id, lock);
+  /** The row to change, locked (of two racing writers the second reads what the first stored) and checked against If-Match. */
+  private async findMatching(tx: TenantTx, id: number): Promise<E> {
+    const existing = await this.find(tx, id, true);
     if (tx.auth.ifMatch !== undefined) assertIfMatch(tx.auth.ifMatch, (await this.respond(tx, [existing]))[0]);
     return existing;
   }
