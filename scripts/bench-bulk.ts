@@ -18,8 +18,9 @@ import { call, setPlanLimits, startService, type ServiceUnderTest } from './perf
  * 3. GET /api/customers/export of the first tenant's customers (CSV).
  * `--limits` sets every plan limit of both tenants first.
  * For each: seconds, rows per second, the service's CPU seconds and its largest RSS (sampled every
- * 100 ms). The service runs with `--max-old-space-size=<--max-old-space>` (0: none), as the README
- * recommends for production. Needs MariaDB (BENCH_MYSQL_URL, default mysql://root@127.0.0.1:3306)
+ * 100 ms). The service runs with `--max-old-space-size=<--max-old-space>` and
+ * `--max-semi-space-size=<--semi-space>` (0: V8's default), the flags docs/bulk-data.md recommends
+ * for an instance that runs imports. Needs MariaDB (BENCH_MYSQL_URL, default mysql://root@127.0.0.1:3306)
  * and `npm run build`.
  */
 const { values: args } = parseArgs({
@@ -30,6 +31,8 @@ const { values: args } = parseArgs({
     suppressions: { type: 'string', default: '10000' },
     // V8 collects garbage lazily: without a cap the import's RSS climbs to ~350 MB on a live heap of ~40 MB.
     'max-old-space': { type: 'string', default: '160' },
+    // A bulk write keeps a few MB alive per chunk: with V8's 16 MB semi-spaces each scavenge copies them.
+    'semi-space': { type: 'string', default: '32' },
     /** Sets every plan limit of both tenants first (high enough never to be reached): counting under a limit. */
     limits: { type: 'boolean', default: false },
     /** Extra node flags for the service, e.g. `--node-flags='--cpu-prof --cpu-prof-dir=/tmp/prof'`. */
@@ -212,9 +215,14 @@ async function main(): Promise<void> {
   const customers = Number(args.customers);
   const rows = Number(args.rows);
   const heap = Number(args['max-old-space']);
+  const semiSpace = Number(args['semi-space']);
   const service = await startService({
     server: SERVER,
-    nodeFlags: [...(heap ? [`--max-old-space-size=${heap}`] : []), ...args['node-flags'].split(' ').filter(Boolean)],
+    nodeFlags: [
+      ...(heap ? [`--max-old-space-size=${heap}`] : []),
+      ...(semiSpace ? [`--max-semi-space-size=${semiSpace}`] : []),
+      ...args['node-flags'].split(' ').filter(Boolean),
+    ],
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-bulk-'));
   const results: Phase[] = [];
