@@ -146,7 +146,7 @@ describe('customer CSV imports', () => {
     });
   });
 
-  it('applies rows in file order while two chunks are written at once, one customer named by id in a chunk and by external_id in the next', async () => {
+  it('applies rows in file order while chunks are written at once, one customer named by id in a chunk and by external_id in the next', async () => {
     const customers = [];
     for (let k = 0; k < 32; k++) {
       customers.push(

@@ -3,7 +3,7 @@ import { schemaColumns } from '../schema-columns.js';
 import { foreignKey } from '../schema-keys.js';
 
 /**
- * An import writes two chunks at once (docs/bulk-data.md). Each chunk's transaction holds one of its
+ * An import writes several chunks at once (docs/bulk-data.md). Each chunk's transaction holds one of its
  * job's lane rows from its start and, before its progress, waits for the lane of the chunk before:
  * chunks commit in file order, and every wait between them is a lock the database can see.
  */

@@ -18,7 +18,7 @@ import { ImportJobs, jobAuth, type ImportCounts } from './import-jobs.js';
 import { ImportRows, type ImportRow } from './import-rows.js';
 
 /** Chunks written at once (process), and the lanes of a job: one more, for the chunk that is starting. */
-const CHUNKS_IN_FLIGHT = 2;
+const CHUNKS_IN_FLIGHT = 3;
 const LANES = CHUNKS_IN_FLIGHT + 1;
 
 /** A chunk being written: the lane it holds, whether it has ended, and its end. */
@@ -106,11 +106,11 @@ export class ImportProcessor {
   }
 
   /**
-   * Reads and checks the next chunk while the ones before are being written, two at a time: chunk k
-   * writes its customers while chunk k-1 ends (its errors, progress, events and commit), so that the
-   * service and the database work at once. Chunk k holds lane k mod 3 of the job from its start and,
-   * before its progress, waits for the lane of chunk k-1, which that chunk holds until it commits:
-   * the commits go in file order, each fenced at the position the one before reached, and every
+   * Reads and checks the next chunk while the ones before are being written, three at a time: chunk k
+   * writes its customers while chunks k-2 and k-1 end (their errors, progress, events and commits), so
+   * that the service and the database work at once. Chunk k holds lane k mod 4 of the job from its
+   * start and, before its progress, waits for the lane of chunk k-1, which that chunk holds until it
+   * commits: the commits go in file order, each fenced at the position the one before reached, and every
    * wait between two chunks is a lock the database sees (it resolves a deadlock by running one
    * again). The service itself only waits for the oldest chunk in flight to end before it starts
    * another, so it never holds a chunk back for one the database holds back.
