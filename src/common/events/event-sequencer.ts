@@ -152,8 +152,9 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
   ): Promise<void> {
     await holdSequencer(sql);
     while ((await this.numberCommitted(sql)) === PASS_SIZE);
-    const last = await lastSequences(sql, [...new Set(events.map((event) => event.tenantId))]);
-    const sequences = nextSequences(last, events);
+    const tenantIds = events.map((event) => event.tenantId);
+    const last = await lastSequences(sql, [...new Set(tenantIds)]);
+    const sequences = nextSequences(last, tenantIds);
     await runTogether(sql, [counterUpdate(sql, last)]);
     const ids = await insert(sequences);
     const numbered = events.map((event, i): NumberedEvent => ({
@@ -175,12 +176,12 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       `SELECT id, tenant_id, type, resource_id, occurred_at, counted FROM events WHERE sequence IS NULL ORDER BY id LIMIT ${PASS_SIZE}${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     );
     if (pending.length === 0) return 0;
-    const tenantIds = pending.map((row) => ({ tenantId: Number(row.tenant_id) }));
-    const last = await lastSequences(sql, [...new Set(tenantIds.map((row) => row.tenantId))]);
+    const tenantIds = pending.map((row) => Number(row.tenant_id));
+    const last = await lastSequences(sql, [...new Set(tenantIds)]);
     const sequences = nextSequences(last, tenantIds);
     const numbered = pending.map((row, i): NumberedEvent => ({
       id: Number(row.id),
-      tenantId: tenantIds[i].tenantId,
+      tenantId: tenantIds[i],
       sequence: sequences[i],
       type: row.type,
       resourceId: Number(row.resource_id),
@@ -283,9 +284,12 @@ async function lastSequences(sql: Sql, tenants: readonly number[]): Promise<Map<
   return last;
 }
 
-/** The next sequence of its tenant for each event, in order; `last` moves on to the last one given. */
-function nextSequences(last: Map<number, number>, events: readonly { tenantId: number }[]): number[] {
-  return events.map(({ tenantId }) => {
+/**
+ * The next sequence of its tenant for each event (given by its tenant's id), in order; `last` moves
+ * on to the last one given.
+ */
+function nextSequences(last: Map<number, number>, tenantIds: readonly number[]): number[] {
+  return tenantIds.map((tenantId) => {
     const sequence = last.get(tenantId)! + 1;
     last.set(tenantId, sequence);
     return sequence;

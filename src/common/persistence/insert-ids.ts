@@ -2,13 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Database, type Dialect } from './database.js';
 
 /**
- * Whether the ids of one multi-row INSERT are consecutive (spaced by the auto-increment step), so
- * that they follow from the id the database answers: always on SQLite (one writer); on
- * MySQL/MariaDB when `innodb_autoinc_lock_mode` is 0 or 1 (MariaDB's default). In mode 2 (MySQL 8's
- * default, and Galera's) they may interleave with another statement's: null, and the caller reads
- * them back by key. Asked of the server once.
- */
-/**
  * The ids of the `rows` rows of one multi-row INSERT whose ids are consecutive by `step`, from the
  * id the database answered: MySQL/MariaDB answer the first row's, SQLite the last one's.
  */
@@ -17,6 +10,13 @@ export function insertedIds(dialect: Dialect, insertId: number, rows: number, st
   return Array.from({ length: rows }, (_, n) => first + n * step);
 }
 
+/**
+ * Whether the ids of one multi-row INSERT are consecutive (spaced by the auto-increment step), so
+ * that they follow from the id the database answers: always on SQLite (one writer); on
+ * MySQL/MariaDB when `innodb_autoinc_lock_mode` is 0 or 1 (MariaDB's default). In mode 2 (MySQL 8's
+ * default, and Galera's) they may interleave with another statement's: null, and the caller reads
+ * them back by key. Asked of the server once.
+ */
 @Injectable()
 export class InsertIds {
   private step: Promise<number | null> | undefined;
@@ -36,7 +36,7 @@ export class InsertIds {
       );
       return Number(row.mode) <= 1 ? Number(row.step) : null;
     } catch (error) {
-      new Logger('CustomerImports').warn(`auto-increment mode unknown, ids are read back: ${String(error)}`);
+      new Logger('InsertIds').warn(`auto-increment mode unknown, ids are read back: ${String(error)}`);
       this.step = undefined;
       return null;
     }

@@ -1,10 +1,10 @@
 import { loggable, type ActivityEvent, type Attributes } from '../activity/activity-log.writer.js';
-import { insertedIds } from './insert-ids.js';
 import type { FieldErrors } from '../http/api-exception.js';
 import type { PageMeta } from '../http/page.js';
 import { wholeSecondNow } from './columns.js';
 import type { Sql, SqlValue } from './database.js';
 import { uniqueViolationField, RetryTransaction } from './database-errors.js';
+import { insertedIds } from './insert-ids.js';
 import type { Announcement, ChangeLog, RecordChange } from './record-change.js';
 import { keysetCondition, keysetOrder, pageOf, type Condition, type PageRequest } from './keyset.js';
 import type { TableSpec } from './table-spec.js';

@@ -130,7 +130,10 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
     return responses;
   }
 
-  /** The row to change, locked (of two racing writers the second reads what the first stored) and checked against If-Match. */
+  /**
+   * The row to change, locked (of two racing writers the second reads what the first stored) and
+   * checked against If-Match.
+   */
   private async findMatching(tx: TenantTx, id: number): Promise<E> {
     const existing = await this.find(tx, id, true);
     if (tx.auth.ifMatch !== undefined) assertIfMatch(tx.auth.ifMatch, (await this.respond(tx, [existing]))[0]);

@@ -110,8 +110,8 @@ export class ImportProcessor {
    * writes its customers while chunks k-2 and k-1 end (their errors, progress, events and commits), so
    * that the service and the database work at once. Chunk k holds lane k mod 4 of the job from its
    * start and, before its progress, waits for the lane of chunk k-1, which that chunk holds until it
-   * commits: the commits go in file order, each fenced at the position the one before reached, and every
-   * wait between two chunks is a lock the database sees (it resolves a deadlock by running one
+   * commits: the commits go in file order, each fenced at the position the one before reached, and
+   * every wait between two chunks is a lock the database sees (it resolves a deadlock by running one
    * again). The service itself only waits for the oldest chunk in flight to end before it starts
    * another, so it never holds a chunk back for one the database holds back.
    */
