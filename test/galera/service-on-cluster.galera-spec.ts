@@ -361,6 +361,7 @@ describe('the service on a 3-node Galera cluster', () => {
 
     const feed = async (cursor?: string) => {
       const res = await as(0).get(`/api/events?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+      if (res.status !== 200) expect(res.status).toBe(503);
       return res.status === 200 ? { events: res.body.data as FeedEvent[], meta: res.body.meta } : undefined;
     };
     let cursor = (await feed())!.meta.next_cursor as string;

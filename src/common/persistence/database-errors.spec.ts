@@ -15,6 +15,15 @@ describe('database errors', () => {
     expect(isDatabaseUnavailable({ name: 'CannotExecuteNotConnectedError' })).toBe(true);
   });
 
+  it('counts a cluster with no node online, or a node not yet ready, as unreachable', () => {
+    // mysql2's PoolCluster, while every node of the pool is marked offline after a node's loss
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error('Pool does Not have online node.'), { code: 'POOL_NONEONLINE' })),
+    ).toBe(true);
+    // a Galera node outside the primary component: "WSREP has not yet prepared node for application use"
+    expect(isDatabaseUnavailable({ driverError: { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 } })).toBe(true);
+  });
+
   it('does not mistake query errors for an outage', () => {
     expect(isDatabaseUnavailable({ code: 'ER_PARSE_ERROR' })).toBe(false);
     expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);

@@ -12,6 +12,8 @@ const UNAVAILABLE_CODES = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR',
+  'POOL_NONEONLINE', // mysql2's PoolCluster: every node of the pool is marked offline for now
+  'ER_UNKNOWN_COM_ERROR', // 1047, a Galera node outside the primary component: "WSREP has not yet prepared node"
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
 ]);
