@@ -68,6 +68,7 @@ const WHOLE_SPECS = {
     what: 'the suppression check on MariaDB',
     needs: requirements.mysql,
   },
+  'test/bulk-load.e2e-spec.ts': { what: 'bulk inserts as LOAD DATA on MariaDB', needs: requirements.mysql },
   'test/prepared-statements.e2e-spec.ts': {
     what: 'prepared and text statements on MariaDB',
     needs: requirements.mysql,

@@ -34,9 +34,19 @@ export interface NewEvent {
   counted?: boolean;
 }
 
-/** Columns of one stored event, in the order of EVENT_COLUMNS. */
-const EVENT_COLUMNS =
-  'tenant_id, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at, counted';
+/** The columns of a stored event, as eventValues gives them (`sequence` last, when numbered). */
+const EVENT_COLUMNS = [
+  'tenant_id',
+  'type',
+  'resource',
+  'resource_id',
+  'data',
+  'changes',
+  'causer_id',
+  'request_id',
+  'occurred_at',
+  'counted',
+];
 const EVENTS_PER_STATEMENT = 2_000;
 /**
  * A write with at least this many events numbers them in its own transaction
@@ -97,12 +107,13 @@ export class ChangeFeed implements ChangeRecorder {
     const { sql } = write;
     const step = await this.insertIds.consecutiveStep();
     const ids: number[] = [];
-    let start = 0;
-    for (const statement of eventStatements(write.actor, events, occurredAt, sequences)) {
-      const rows = Math.min(EVENTS_PER_STATEMENT, events.length - start);
-      const { insertId } = await sql.run(statement.sql, statement.params);
-      if (step !== null) ids.push(...insertedIds(sql.dialect, insertId, rows, step));
-      start += rows;
+    for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
+      const end = Math.min(events.length, start + EVENTS_PER_STATEMENT);
+      const rows = events
+        .slice(start, end)
+        .map((event, n) => [...eventValues(write.actor, event, occurredAt), sequences[start + n]]);
+      const { insertId } = await sql.insertRows('events', [...EVENT_COLUMNS, 'sequence'], rows);
+      if (step !== null) ids.push(...insertedIds(sql.dialect, insertId, rows.length, step));
     }
     if (step !== null) return ids;
     // Ids that may interleave with another INSERT's (Galera, MySQL 8): read back by (tenant, sequence).
@@ -200,42 +211,36 @@ export class ChangeFeed implements ChangeRecorder {
 }
 
 /**
- * The multi-row INSERTs that store events of one write: without a sequence (the Journal sends them
- * with its activity entries, the sequencer numbers them after commit), or with the ones given.
+ * The multi-row INSERTs that store the events of one write without a sequence (the Journal sends
+ * them with its activity entries; the sequencer numbers them after commit).
  */
-export function eventStatements(
-  actor: Actor,
-  events: readonly NewEvent[],
-  occurredAt: number,
-  sequences?: readonly number[],
-): Statement[] {
-  const causer = actor.job ? null : (actor.user?.id ?? null);
+export function eventStatements(actor: Actor, events: readonly NewEvent[], occurredAt: number): Statement[] {
   const statements: Statement[] = [];
-  const columns = sequences ? `${EVENT_COLUMNS}, sequence` : EVENT_COLUMNS;
-  const row = sequences ? '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)' : '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  const row = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
   for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
     const end = Math.min(events.length, start + EVENTS_PER_STATEMENT);
     const params: SqlValue[] = [];
-    for (let i = start; i < end; i++) {
-      const event = events[i];
-      params.push(
-        event.tenantId,
-        event.type,
-        event.resource,
-        event.resourceId,
-        JSON.stringify(event.data ?? null),
-        JSON.stringify(event.changes),
-        causer,
-        actor.requestId,
-        occurredAt,
-        event.counted === true,
-      );
-      if (sequences) params.push(sequences[i]);
-    }
+    for (let i = start; i < end; i++) params.push(...eventValues(actor, events[i], occurredAt));
     statements.push({
-      sql: `INSERT INTO events (${columns}) VALUES ${Array.from({ length: end - start }, () => row).join(', ')}`,
+      sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${Array.from({ length: end - start }, () => row).join(', ')}`,
       params,
     });
   }
   return statements;
+}
+
+/** The values of an event's row, in the order of EVENT_COLUMNS. */
+function eventValues(actor: Actor, event: NewEvent, occurredAt: number): SqlValue[] {
+  return [
+    event.tenantId,
+    event.type,
+    event.resource,
+    event.resourceId,
+    JSON.stringify(event.data ?? null),
+    JSON.stringify(event.changes),
+    actor.job ? null : (actor.user?.id ?? null),
+    actor.requestId,
+    occurredAt,
+    event.counted === true,
+  ];
 }

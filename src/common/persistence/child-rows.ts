@@ -43,15 +43,11 @@ export class ChildRows<C extends { id: number }> {
     if (rows.length === 0) return;
     const now = wholeSecondNow();
     const columns = this.spec.insertColumns;
-    const params: SqlValue[] = [];
-    for (const values of rows) {
-      const row = this.spec.fillSortKeys(Object.assign(this.spec.defaults(), values));
+    const values = rows.map((given) => {
+      const row = this.spec.fillSortKeys(Object.assign(this.spec.defaults(), given));
       Object.assign(row, { [this.parentColumn]: parentId, created_at: now, updated_at: now });
-      for (const column of columns) params.push((row[column] ?? null) as SqlValue);
-    }
-    await this.sql.run(
-      `INSERT INTO ${this.t} (${this.spec.insertColumnList}) VALUES ${rows.map(() => this.spec.insertPlaceholders).join(', ')}`,
-      params,
-    );
+      return columns.map((column) => (row[column] ?? null) as SqlValue);
+    });
+    await this.sql.insertRows(this.spec.table, columns, values);
   }
 }

@@ -16,6 +16,7 @@ function recordingSql(
       sent.push([sql, params]);
       return { insertId: 0, affected: answer(sql) };
     },
+    insertRows: () => Promise.reject(new Error('runTogether inserts through run')),
   };
 }
 

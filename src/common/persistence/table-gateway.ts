@@ -533,19 +533,19 @@ export abstract class TableGateway<E extends { id: number }> {
 
   private async insertRows(rows: Record<string, unknown>[], session: WriteSession, key?: string): Promise<void> {
     const columns = this.spec.insertColumns;
-    const into = `INSERT INTO ${this.t} (${this.spec.insertColumnList}) VALUES `;
-    const placeholders = this.spec.insertPlaceholders;
-    const paramsOf = (row: Record<string, unknown>) => columns.map((c) => (row[c] ?? null) as SqlValue);
+    const valuesOf = (row: Record<string, unknown>) => columns.map((c) => (row[c] ?? null) as SqlValue);
     const one = async (row: Record<string, unknown>) => {
-      row.id = (await this.sql.run(into + placeholders, paramsOf(row))).insertId;
+      row.id = (
+        await this.sql.run(
+          `INSERT INTO ${this.t} (${this.spec.insertColumnList}) VALUES ${this.spec.insertPlaceholders}`,
+          valuesOf(row),
+        )
+      ).insertId;
     };
     if (rows.length === 1) return one(rows[0]);
     const step = await session.insertStep();
     if (step !== null) {
-      const { insertId, affected } = await this.sql.run(
-        into + rows.map(() => placeholders).join(', '),
-        rows.flatMap(paramsOf),
-      );
+      const { insertId, affected } = await this.sql.insertRows(this.spec.table, columns, rows.map(valuesOf));
       if (affected !== rows.length) throw new Error(`A multi-row INSERT wrote ${affected} of ${rows.length} rows.`);
       const ids = insertedIds(this.sql.dialect, insertId, rows.length, step);
       rows.forEach((row, n) => (row.id = ids[n]));
@@ -553,7 +553,7 @@ export abstract class TableGateway<E extends { id: number }> {
     }
     const keyed = key ? rows.filter((row) => typeof row[key] === 'string') : [];
     if (keyed.length > 1) {
-      await this.sql.run(into + keyed.map(() => placeholders).join(', '), keyed.flatMap(paramsOf));
+      await this.sql.insertRows(this.spec.table, columns, keyed.map(valuesOf));
       const holders = await this.keyHolders(
         key as keyof E & string,
         keyed.map((row) => row[key!] as string),
