@@ -7,7 +7,8 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
  * MariaDB (in both suite runs): from LOAD_DATA_MIN_ROWS rows, a multi-row insert in a transaction
- * (a batch's or an import chunk's customers, their events) goes as LOAD DATA LOCAL INFILE. What it
+ * (a batch's or an import chunk's customers, their events and activity entries) goes as LOAD DATA
+ * LOCAL INFILE. What it
  * stores must be exactly what the INSERT it replaces stores, and whatever would have made that
  * INSERT fail (a duplicate key, a value the column cannot hold) must fail it too: LOAD DATA LOCAL
  * turns such errors into warnings and skips or changes the row.
@@ -144,6 +145,12 @@ describe('bulk inserts as LOAD DATA on MariaDB', () => {
       expect(res.status).toBe(200);
       expect(res.body.meta).toEqual({ created: sent.length, updated: 0, unchanged: 0, failed: 0 });
       const ids = (res.body.data as { id: number }[]).map((result) => result.id);
+      const entries = await db.query<{ subject_id: number | string; event: string; properties: string }>(
+        'SELECT subject_id, event, properties FROM activity_log WHERE batch_uuid = ? ORDER BY id',
+        [res.headers['x-request-id']],
+      );
+      expect(entries.map((entry) => [Number(entry.subject_id), entry.event])).toEqual(ids.map((id) => [id, 'created']));
+      entries.forEach((entry, n) => expect(JSON.parse(entry.properties).attributes).toMatchObject(sent[n]));
       for (const [n, id] of ids.entries()) {
         const got = await t.http.get(`/api/customers/${id}`).set('Authorization', token);
         expect(got.body.data).toMatchObject({ id, ...sent[n] });
@@ -157,7 +164,8 @@ describe('bulk inserts as LOAD DATA on MariaDB', () => {
       }
     };
 
-    it('stores every customer and its event exactly as sent and answered', () => sendAndReadBack('api'));
+    it('stores every customer, its event and its activity entry exactly as sent and answered', () =>
+      sendAndReadBack('api'));
 
     it('finds the ids of loaded customers also where auto-increment ids may interleave (read back by key)', async () => {
       const spy = jest.spyOn(t.app.get(InsertIds), 'consecutiveStep').mockResolvedValue(null);

@@ -2,7 +2,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { USER_MODEL_TYPE } from '../auth/auth-user.js';
 import { wholeSecondNow } from '../persistence/columns.js';
 import type { Sql, SqlValue } from '../persistence/database.js';
-import { runTogether, type Statement } from '../persistence/statement-batch.js';
+import type { Statement } from '../persistence/statement-batch.js';
 
 export type ActivityEvent = 'created' | 'updated' | 'deleted';
 export type Attributes = Record<string, unknown>;
@@ -41,50 +41,71 @@ export function recordActivity(tx: Sql, actor: Actor, entry: ActivityEntry): Pro
 /** Rows of one multi-row INSERT: 11 parameters each, well under the placeholder limits of both databases. */
 const ENTRIES_PER_STATEMENT = 2000;
 
+/** The columns of an entry's row after `log_name` (always `default`), as activityValues gives them. */
+const ACTIVITY_COLUMNS = [
+  'description',
+  'subject_type',
+  'subject_id',
+  'event',
+  'causer_type',
+  'causer_id',
+  'properties',
+  'batch_uuid',
+  'tenant_id',
+  'created_at',
+  'updated_at',
+];
+
 /**
- * Writes entries of one actor in a few multi-row INSERTs, in the same transaction as the changes
- * they record, so that the log holds exactly the changes that were committed. The write's Journal
- * (src/common/persistence/journal.ts) calls it for every change the tables made; nothing else writes
- * the log but recordActivity.
+ * Writes entries of one actor, in the same transaction as the changes they record, so that the log
+ * holds exactly the changes that were committed: as rows (Sql.insertRows, LOAD DATA on MariaDB for
+ * a bulk write's). The write's Journal (src/common/persistence/journal.ts) writes them for every
+ * change the tables made; nothing else writes the log but recordActivity.
  */
 export async function recordActivities(tx: Sql, actor: Actor, entries: readonly ActivityEntry[]): Promise<void> {
-  await runTogether(tx, activityStatements(actor, entries));
+  const now = wholeSecondNow();
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
+    const rows = entries
+      .slice(start, start + ENTRIES_PER_STATEMENT)
+      .map((entry) => ['default', ...activityValues(actor, entry, now)]);
+    await tx.insertRows('activity_log', ['log_name', ...ACTIVITY_COLUMNS], rows);
+  }
 }
 
 /** The multi-row INSERTs that write `entries` (a write's Journal sends them with its events: runTogether). */
 export function activityStatements(actor: Actor, entries: readonly ActivityEntry[]): Statement[] {
   const now = wholeSecondNow();
+  const row = `('default', ${ACTIVITY_COLUMNS.map(() => '?').join(', ')})`;
   const statements: Statement[] = [];
   for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
     const slice = entries.slice(start, start + ENTRIES_PER_STATEMENT);
-    const params: SqlValue[] = [];
-    for (const entry of slice) {
-      params.push(
-        entry.description ?? entry.event,
-        entry.subjectType,
-        entry.subjectId,
-        entry.event,
-        // A user id 0 is the service itself (systemAuth): no causer.
-        actor.user?.id ? USER_MODEL_TYPE : null,
-        actor.user?.id || null,
-        JSON.stringify(
-          entry.properties ??
-            (entry.old === null ? { attributes: entry.attributes } : { attributes: entry.attributes, old: entry.old }),
-        ),
-        actor.requestId,
-        entry.tenantId,
-        now,
-        now,
-      );
-    }
     statements.push({
-      sql: `INSERT INTO activity_log (log_name, description, subject_type, subject_id, event, causer_type, causer_id,
-         properties, batch_uuid, tenant_id, created_at, updated_at)
-       VALUES ${slice.map(() => "('default', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ')}`,
-      params,
+      sql: `INSERT INTO activity_log (log_name, ${ACTIVITY_COLUMNS.join(', ')}) VALUES ${slice.map(() => row).join(', ')}`,
+      params: slice.flatMap((entry) => activityValues(actor, entry, now)),
     });
   }
   return statements;
+}
+
+/** The values of an entry's row, in the order of ACTIVITY_COLUMNS. */
+function activityValues(actor: Actor, entry: ActivityEntry, now: Date): SqlValue[] {
+  return [
+    entry.description ?? entry.event,
+    entry.subjectType,
+    entry.subjectId,
+    entry.event,
+    // A user id 0 is the service itself (systemAuth): no causer.
+    actor.user?.id ? USER_MODEL_TYPE : null,
+    actor.user?.id || null,
+    JSON.stringify(
+      entry.properties ??
+        (entry.old === null ? { attributes: entry.attributes } : { attributes: entry.attributes, old: entry.old }),
+    ),
+    actor.requestId,
+    entry.tenantId,
+    now,
+    now,
+  ];
 }
 
 /** A row's loggable values, as the API shows them: dates in ISO 8601; secrets left out. */

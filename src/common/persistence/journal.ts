@@ -1,5 +1,10 @@
-import { activityStatements, type ActivityEntry, type Actor } from '../activity/activity-log.writer.js';
-import type { Sql } from './database.js';
+import {
+  activityStatements,
+  recordActivities,
+  type ActivityEntry,
+  type Actor,
+} from '../activity/activity-log.writer.js';
+import { LOAD_DATA_MIN_ROWS, type Sql } from './database.js';
 import type { Announcement, ChangeLog, RecordChange } from './record-change.js';
 import { runTogether, type Statement } from './statement-batch.js';
 import type { TenantReads } from './tenant-reads.js';
@@ -72,8 +77,10 @@ export class Journal implements ChangeLog {
         properties: change.activity.properties,
       });
     }
-    // Nothing a recorder reads is written by these: they all go out last, in one round trip where the database allows.
-    const statements = activityStatements(this.actor, entries);
+    // Nothing a recorder reads is written by these: they all go out last, in one round trip where the
+    // database allows; a bulk write's entries go as rows of their own (LOAD DATA on MariaDB).
+    const bulk = entries.length >= LOAD_DATA_MIN_ROWS;
+    const statements = bulk ? [] : activityStatements(this.actor, entries);
     const write: RecordedWrite = {
       sql: this.sql,
       actor: this.actor,
@@ -85,6 +92,7 @@ export class Journal implements ChangeLog {
       send: (...more) => statements.push(...more),
     };
     for (const recorder of this.recorders) await recorder.record(write);
+    if (bulk) await recordActivities(this.sql, this.actor, entries);
     await runTogether(this.sql, statements);
   }
 }
