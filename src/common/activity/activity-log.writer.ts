@@ -2,7 +2,8 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { USER_MODEL_TYPE } from '../auth/auth-user.js';
 import { wholeSecondNow } from '../persistence/columns.js';
 import type { Sql, SqlValue } from '../persistence/database.js';
-import type { Statement } from '../persistence/statement-batch.js';
+import { slices, type RowsInsert } from '../persistence/rows-insert.js';
+import { runTogether } from '../persistence/statement-batch.js';
 
 export type ActivityEvent = 'created' | 'updated' | 'deleted';
 export type Attributes = Record<string, unknown>;
@@ -38,11 +39,12 @@ export function recordActivity(tx: Sql, actor: Actor, entry: ActivityEntry): Pro
   return recordActivities(tx, actor, [entry]);
 }
 
-/** Rows of one multi-row INSERT: 11 parameters each, well under the placeholder limits of both databases. */
+/** Rows of one multi-row INSERT: 12 parameters each, well under the placeholder limits of both databases. */
 const ENTRIES_PER_STATEMENT = 2000;
 
-/** The columns of an entry's row after `log_name` (always `default`), as activityValues gives them. */
+/** The columns of an entry's row, as activityValues gives them. */
 const ACTIVITY_COLUMNS = [
+  'log_name',
   'description',
   'subject_type',
   'subject_id',
@@ -57,39 +59,28 @@ const ACTIVITY_COLUMNS = [
 ];
 
 /**
- * Writes entries of one actor, in the same transaction as the changes they record, so that the log
- * holds exactly the changes that were committed: as rows (Sql.insertRows, LOAD DATA on MariaDB for
- * a bulk write's). The write's Journal (src/common/persistence/journal.ts) writes them for every
- * change the tables made; nothing else writes the log but recordActivity.
+ * Writes entries of one actor in the same transaction as the changes they record, so that the log
+ * holds exactly the changes that were committed. The write's Journal (src/common/persistence/journal.ts)
+ * writes them for every change the tables made; nothing else writes the log but recordActivity.
  */
 export async function recordActivities(tx: Sql, actor: Actor, entries: readonly ActivityEntry[]): Promise<void> {
-  const now = wholeSecondNow();
-  for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
-    const rows = entries
-      .slice(start, start + ENTRIES_PER_STATEMENT)
-      .map((entry) => ['default', ...activityValues(actor, entry, now)]);
-    await tx.insertRows('activity_log', ['log_name', ...ACTIVITY_COLUMNS], rows);
-  }
+  await runTogether(tx, activityInserts(actor, entries));
 }
 
-/** The multi-row INSERTs that write `entries` (a write's Journal sends them with its events: runTogether). */
-export function activityStatements(actor: Actor, entries: readonly ActivityEntry[]): Statement[] {
+/** The rows that write `entries` (a write's Journal sends them with its events: runTogether). */
+export function activityInserts(actor: Actor, entries: readonly ActivityEntry[]): RowsInsert[] {
   const now = wholeSecondNow();
-  const row = `('default', ${ACTIVITY_COLUMNS.map(() => '?').join(', ')})`;
-  const statements: Statement[] = [];
-  for (let start = 0; start < entries.length; start += ENTRIES_PER_STATEMENT) {
-    const slice = entries.slice(start, start + ENTRIES_PER_STATEMENT);
-    statements.push({
-      sql: `INSERT INTO activity_log (log_name, ${ACTIVITY_COLUMNS.join(', ')}) VALUES ${slice.map(() => row).join(', ')}`,
-      params: slice.flatMap((entry) => activityValues(actor, entry, now)),
-    });
-  }
-  return statements;
+  return slices(entries, ENTRIES_PER_STATEMENT).map((slice) => ({
+    table: 'activity_log',
+    columns: ACTIVITY_COLUMNS,
+    rows: slice.map((entry) => activityValues(actor, entry, now)),
+  }));
 }
 
 /** The values of an entry's row, in the order of ACTIVITY_COLUMNS. */
 function activityValues(actor: Actor, entry: ActivityEntry, now: Date): SqlValue[] {
   return [
+    'default',
     entry.description ?? entry.event,
     entry.subjectType,
     entry.subjectId,

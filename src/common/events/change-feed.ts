@@ -4,7 +4,7 @@ import type { SqlValue, TransactionOptions } from '../persistence/database.js';
 import { InsertIds, insertedIds } from '../persistence/insert-ids.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
-import type { Statement } from '../persistence/statement-batch.js';
+import { slices, type RowsInsert } from '../persistence/rows-insert.js';
 import { EventCatalog, type RecordKind } from './event-catalog.js';
 import { EventSequencer } from './event-sequencer.js';
 
@@ -94,7 +94,7 @@ export class ChangeFeed implements ChangeRecorder {
       await this.sequencer.numberInWrite(write.sql, events, occurredAt, (sequences) =>
         this.insertNumbered(write, events, occurredAt, sequences),
       );
-    } else if (events.length) write.send(...eventStatements(write.actor, events, occurredAt));
+    } else if (events.length) write.send(...eventInserts(write.actor, events, occurredAt));
   }
 
   /** Stores a write's events with their sequences (numberInWrite) and answers their ids, in order. */
@@ -107,12 +107,8 @@ export class ChangeFeed implements ChangeRecorder {
     const { sql } = write;
     const step = await this.insertIds.consecutiveStep();
     const ids: number[] = [];
-    for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
-      const end = Math.min(events.length, start + EVENTS_PER_STATEMENT);
-      const rows = events
-        .slice(start, end)
-        .map((event, n) => [...eventValues(write.actor, event, occurredAt), sequences[start + n]]);
-      const { insertId } = await sql.insertRows('events', [...EVENT_COLUMNS, 'sequence'], rows);
+    for (const { table, columns, rows } of eventInserts(write.actor, events, occurredAt, sequences)) {
+      const { insertId } = await sql.insertRows(table, columns, rows);
       if (step !== null) ids.push(...insertedIds(sql.dialect, insertId, rows.length, step));
     }
     if (step !== null) return ids;
@@ -211,22 +207,22 @@ export class ChangeFeed implements ChangeRecorder {
 }
 
 /**
- * The multi-row INSERTs that store the events of one write without a sequence (the Journal sends
- * them with its activity entries; the sequencer numbers them after commit).
+ * The rows that store the events of one write: without a sequence (the Journal sends them with its
+ * activity entries, the sequencer numbers them after commit), or with the ones given.
  */
-export function eventStatements(actor: Actor, events: readonly NewEvent[], occurredAt: number): Statement[] {
-  const statements: Statement[] = [];
-  const row = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
-  for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
-    const end = Math.min(events.length, start + EVENTS_PER_STATEMENT);
-    const params: SqlValue[] = [];
-    for (let i = start; i < end; i++) params.push(...eventValues(actor, events[i], occurredAt));
-    statements.push({
-      sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${Array.from({ length: end - start }, () => row).join(', ')}`,
-      params,
-    });
-  }
-  return statements;
+export function eventInserts(
+  actor: Actor,
+  events: readonly NewEvent[],
+  occurredAt: number,
+  sequences?: readonly number[],
+): RowsInsert[] {
+  const columns = sequences ? [...EVENT_COLUMNS, 'sequence'] : EVENT_COLUMNS;
+  const rows = events.map((event, i) => {
+    const values = eventValues(actor, event, occurredAt);
+    if (sequences) values.push(sequences[i]);
+    return values;
+  });
+  return slices(rows, EVENTS_PER_STATEMENT).map((slice) => ({ table: 'events', columns, rows: slice }));
 }
 
 /** The values of an event's row, in the order of EVENT_COLUMNS. */

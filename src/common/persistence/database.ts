@@ -1,12 +1,13 @@
+import { Readable } from 'node:stream';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import { ApiException } from '../http/api-exception.js';
-import { Readable } from 'node:stream';
 import { isRetryableConflict, RetryTransaction } from './database-errors.js';
 import { loadDataStatement, loadDataText } from './load-data.js';
+import { insertStatement } from './rows-insert.js';
 import { statementText, type SqlValue } from './sql-text.js';
 
 export type Dialect = 'mysql' | 'sqlite';
@@ -132,7 +133,8 @@ export class Database implements Sql, OnModuleInit {
   }
 
   insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<WriteResult> {
-    return this.run(...multiRowInsert(table, columns, rows));
+    const { sql, params } = insertStatement({ table, columns, rows });
+    return this.run(sql, params);
   }
 
   /**
@@ -214,12 +216,12 @@ export class Database implements Sql, OnModuleInit {
           query: (sql, params = []) => this.execute(connection, sql, params),
           run: async (sql, params = []) =>
             mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),
-          insertRows: async (table, columns, rows) =>
-            this.loadData && rows.length >= LOAD_DATA_MIN_ROWS
-              ? this.loadRows(connection, table, columns, rows)
-              : mysqlWriteResult(
-                  await this.execute<ResultSetHeader>(connection, ...multiRowInsert(table, columns, rows)),
-                ),
+          insertRows: async (table, columns, rows) => {
+            if (this.loadData && rows.length >= LOAD_DATA_MIN_ROWS)
+              return this.loadRows(connection, table, columns, rows);
+            const { sql, params } = insertStatement({ table, columns, rows });
+            return mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params));
+          },
         },
         attempt,
       );
@@ -309,7 +311,7 @@ export class Database implements Sql, OnModuleInit {
       query: (sql, params = []) => runner.query(sql, this.bind(params)),
       run: async (sql, params = []) => writeResult(await runner.query(sql, this.bind(params), true)),
       insertRows: async (table, columns, rows) => {
-        const [sql, params] = multiRowInsert(table, columns, rows);
+        const { sql, params } = insertStatement({ table, columns, rows });
         return writeResult(await runner.query(sql, this.bind(params), true));
       },
     };
@@ -330,19 +332,6 @@ export class Database implements Sql, OnModuleInit {
       value instanceof Date ? sqliteDateTime(value) : typeof value === 'boolean' ? Number(value) : value,
     );
   }
-}
-
-/** `INSERT INTO table (columns) VALUES (...), (...)` and its values. */
-function multiRowInsert(
-  table: string,
-  columns: readonly string[],
-  rows: readonly (readonly SqlValue[])[],
-): [string, SqlValue[]] {
-  const row = `(${columns.map(() => '?').join(', ')})`;
-  return [
-    `INSERT INTO ${table} (${columns.map((column) => `\`${column}\``).join(', ')}) VALUES ${rows.map(() => row).join(', ')}`,
-    rows.flat(),
-  ];
 }
 
 function mysqlWriteResult(header: ResultSetHeader): WriteResult {

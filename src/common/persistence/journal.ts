@@ -1,11 +1,7 @@
-import {
-  activityStatements,
-  recordActivities,
-  type ActivityEntry,
-  type Actor,
-} from '../activity/activity-log.writer.js';
-import { LOAD_DATA_MIN_ROWS, type Sql } from './database.js';
+import { activityInserts, type ActivityEntry, type Actor } from '../activity/activity-log.writer.js';
+import type { Sql } from './database.js';
 import type { Announcement, ChangeLog, RecordChange } from './record-change.js';
+import type { RowsInsert } from './rows-insert.js';
 import { runTogether, type Statement } from './statement-batch.js';
 import type { TenantReads } from './tenant-reads.js';
 
@@ -22,7 +18,7 @@ export interface RecordedWrite {
   /** Publishes an event with this write (a recorder that runs before the change feed: usage thresholds). */
   announce(announcement: Announcement): void;
   /** Statements that write what the recorder keeps, sent with the activity entries once every recorder ran. */
-  send(...statements: Statement[]): void;
+  send(...statements: (Statement | RowsInsert)[]): void;
 }
 
 /** What else a write's changes are recorded as, before its transaction commits (the change feed). */
@@ -77,10 +73,8 @@ export class Journal implements ChangeLog {
         properties: change.activity.properties,
       });
     }
-    // Nothing a recorder reads is written by these: they all go out last, in one round trip where the
-    // database allows; a bulk write's entries go as rows of their own (LOAD DATA on MariaDB).
-    const bulk = entries.length >= LOAD_DATA_MIN_ROWS;
-    const statements = bulk ? [] : activityStatements(this.actor, entries);
+    // Nothing a recorder reads is written by these: they all go out last, in one round trip where the database allows.
+    const statements: (Statement | RowsInsert)[] = activityInserts(this.actor, entries);
     const write: RecordedWrite = {
       sql: this.sql,
       actor: this.actor,
@@ -92,7 +86,6 @@ export class Journal implements ChangeLog {
       send: (...more) => statements.push(...more),
     };
     for (const recorder of this.recorders) await recorder.record(write);
-    if (bulk) await recordActivities(this.sql, this.actor, entries);
     await runTogether(this.sql, statements);
   }
 }

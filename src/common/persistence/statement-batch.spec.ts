@@ -1,4 +1,4 @@
-import type { Sql, SqlValue, WriteResult } from './database.js';
+import { LOAD_DATA_MIN_ROWS, type Sql, type SqlValue, type WriteResult } from './database.js';
 import { RetryTransaction } from './database-errors.js';
 import { runTogether } from './statement-batch.js';
 
@@ -16,7 +16,10 @@ function recordingSql(
       sent.push([sql, params]);
       return { insertId: 0, affected: answer(sql) };
     },
-    insertRows: () => Promise.reject(new Error('runTogether inserts through run')),
+    insertRows: async (table, columns, rows) => {
+      sent.push([`rows of ${table} (${columns.join(', ')})`, rows.flat()]);
+      return { insertId: 0, affected: rows.length };
+    },
   };
 }
 
@@ -44,6 +47,31 @@ describe('runTogether', () => {
     await runTogether(sql, [event]);
     await runTogether(sql, []);
     expect(sql.sent).toEqual([[event.sql, [1, null]]]);
+  });
+
+  it("sends rows with the statements as a multi-row INSERT, and a bulk write's after them through insertRows", async () => {
+    const sql = recordingSql(true);
+    const few = {
+      table: 'events',
+      columns: ['a', 'b'],
+      rows: [
+        [1, 'x'],
+        [2, null],
+      ],
+    };
+    const many = {
+      table: 'activity_log',
+      columns: ['c'],
+      rows: Array.from({ length: LOAD_DATA_MIN_ROWS }, (_, i) => [i]),
+    };
+    await runTogether(sql, [many, activity, few]);
+    expect(sql.sent).toEqual([
+      [
+        `BEGIN NOT ATOMIC ${activity.sql}; INSERT INTO \`events\` (\`a\`, \`b\`) VALUES (?, ?), (?, ?); END`,
+        ['x', 1, 'x', 2, null],
+      ],
+      ['rows of activity_log (c)', many.rows.flat()],
+    ]);
   });
 
   describe('with a statement that must change a row', () => {

@@ -1,5 +1,6 @@
-import type { Sql, SqlValue } from './database.js';
+import { LOAD_DATA_MIN_ROWS, type Sql, type SqlValue } from './database.js';
 import { RetryTransaction, signalledMessage } from './database-errors.js';
+import { insertStatement, type RowsInsert } from './rows-insert.js';
 
 /** One statement and its values. */
 export interface Statement {
@@ -20,9 +21,23 @@ const GUARD_MESSAGE = /^guard (\d+)$/;
  * they go in one round trip, as one compound statement (`BEGIN NOT ATOMIC s1; s2; END`, prepared
  * like any other: a write's activity entries and its events), where a guarded statement that
  * changed nothing signals and stops the rest; elsewhere one after the other. Either way the
- * transaction they are in makes them all or none.
+ * transaction they are in makes them all or none. Rows to insert go with them as a multi-row
+ * INSERT, or, from LOAD_DATA_MIN_ROWS rows (a bulk write's), after them through Sql.insertRows
+ * (LOAD DATA on MariaDB).
  */
-export async function runTogether(sql: Sql, statements: readonly Statement[]): Promise<void> {
+export async function runTogether(sql: Sql, work: readonly (Statement | RowsInsert)[]): Promise<void> {
+  const statements: Statement[] = [];
+  const apart: RowsInsert[] = [];
+  for (const item of work) {
+    if (!('rows' in item)) statements.push(item);
+    else if (item.rows.length >= LOAD_DATA_MIN_ROWS) apart.push(item);
+    else statements.push(insertStatement(item));
+  }
+  await runStatements(sql, statements);
+  for (const insert of apart) await sql.insertRows(insert.table, insert.columns, insert.rows);
+}
+
+async function runStatements(sql: Sql, statements: readonly Statement[]): Promise<void> {
   const ordered = [
     ...statements.filter((statement) => statement.mustChange),
     ...statements.filter((statement) => !statement.mustChange),
