@@ -32,6 +32,8 @@ interface Service {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
   drop: () => Promise<void>;
+  /** The request lines the process has written to stdout so far. */
+  requestLines: () => { url: string; status: number }[];
 }
 
 async function startService(): Promise<Service> {
@@ -49,10 +51,18 @@ async function startService(): Promise<Service> {
         PORT: String(port),
         RATE_LIMIT_PER_MINUTE: '1000000',
         AUTH_RATE_LIMIT_PER_MINUTE: '1000000',
+        LOG_LEVEL: 'info',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const requestLines = () =>
+    stdout
+      .split('\n')
+      .filter((line) => line.includes('"request completed"'))
+      .map((line) => JSON.parse(line) as { url: string; status: number });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
@@ -62,7 +72,7 @@ async function startService(): Promise<Service> {
     if (waited > 60_000) throw new Error('the service did not answer within 60 s');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { port, child, exited, drop: db.drop };
+  return { port, child, exited, drop: db.drop, requestLines };
 }
 
 interface Outcome {
@@ -188,6 +198,18 @@ describe('graceful shutdown under load (the service process)', () => {
     expect(probe.error).toBe('ECONNREFUSED');
     expect({ code: end.code, signal: end.signal }).toEqual({ code: 0, signal: null });
     expect(end.at - signalledAt).toBeLessThan(EXIT_TARGET_MS);
+    // Log lines are written in batches; those still waiting at the exit are written before it.
+    const logged = service.requestLines().filter((line) => line.url === '/api/marketing-programs');
+    expect(logged.filter((line) => line.status === 201)).toHaveLength(outcomes.filter((o) => o.status === 201).length);
+  });
+
+  it('writes the line of a request on an idle service without waiting for more lines', async () => {
+    service = await startService();
+    expect((await send({ port: service.port, path: '/api/health', agent: false })).status).toBe(200);
+    for (let waited = 0; !service.requestLines().some((line) => line.url === '/api/health'); waited += 100) {
+      if (waited > 10_000) throw new Error('no log line for the request within 10 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
 
   it('answers the requests that reached the machine while the process could not read them, and exits 0 in time', async () => {
