@@ -4,6 +4,7 @@ import { wholeSecondNow } from '../persistence/columns.js';
 import type { Sql, SqlValue } from '../persistence/database.js';
 import { slices, type RowsInsert } from '../persistence/rows-insert.js';
 import { runTogether } from '../persistence/statement-batch.js';
+import { isoString } from '../http/serialize.js';
 
 export type ActivityEvent = 'created' | 'updated' | 'deleted';
 export type Attributes = Record<string, unknown>;
@@ -105,7 +106,7 @@ export function loggable(row: Record<string, unknown>, columns?: Iterable<string
   for (const column of columns ?? Object.keys(row)) {
     if (NEVER_LOGGED.has(column)) continue;
     const value = row[column];
-    attributes[column] = value instanceof Date ? value.toISOString() : (value ?? null);
+    attributes[column] = value instanceof Date ? isoString(value) : (value ?? null);
   }
   return attributes;
 }

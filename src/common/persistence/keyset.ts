@@ -3,6 +3,7 @@ import { ValidationFailed } from '../http/api-exception.js';
 import type { PageMeta } from '../http/page.js';
 import { assertCursorValue, decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../resources/list-query.dto.js';
+import { isoString } from '../http/serialize.js';
 
 export type SortValueType = 'number' | 'string' | 'date';
 
@@ -120,7 +121,7 @@ export function pageOf<E extends object>(
 
 function cursorValue(value: unknown, sort: ResolvedSort): string | number | null {
   if (sort.field === 'id') return null;
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return isoString(value);
   if (sort.type === 'number' && typeof value === 'string') return Number(value);
   if (typeof value === 'number' || typeof value === 'string') return value;
   return null;

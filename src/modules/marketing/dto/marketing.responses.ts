@@ -5,6 +5,7 @@ import type { CampaignGroup } from '../entities/campaign-group.entity.js';
 import type { Campaign } from '../entities/campaign.entity.js';
 import type { MarketingProgram } from '../entities/marketing-program.entity.js';
 import { PLAN_STATUSES, type PlanEntity, type PlanStatus } from '../entities/plan.entity.js';
+import { isoString } from '../../../common/http/serialize.js';
 
 /** The answers of the marketing routes, and the mappers that build them from rows. */
 abstract class RecordResponse {
@@ -31,8 +32,8 @@ const planFields = <F extends object>(row: PlanEntity, fields: F): Omit<PlanResp
       name: row.name,
       description: row.description,
       status: row.status,
-      start_date: row.start_date.toISOString(),
-      end_date: row.end_date.toISOString(),
+      start_date: isoString(row.start_date),
+      end_date: isoString(row.end_date),
       budget: row.budget,
       goal: row.goal,
     },
