@@ -22,6 +22,7 @@ import { CampaignDestination } from './modules/destination/entities/destination.
 import { Campaign } from './modules/marketing/entities/campaign.entity.js';
 import { ValidationRule } from './modules/validation/entities/validation-rule.entity.js';
 import { SURE_INPUTS, type SureInput } from './common/http/input-pipe.js';
+import { PAGE_QUERY_SURE_INPUT } from './common/resources/page-query.js';
 import { CUSTOMER_SURE_INPUT } from './modules/customer/bulk/customer-input.js';
 import { DELETION_EFFECTS, DeletionEffects, type DeletionEffect } from './common/resources/deletion-effects.js';
 import { CampaignKpi, CustomerGoal, TreatmentGroup } from './modules/marketing/entities/campaign-children.entity.js';
@@ -57,7 +58,7 @@ const COUNTED_TABLE_LIST: CountedTable[] = [
 ];
 
 /** Body DTOs with a quick check that the validation pipe trusts when it is sure (InputPipe). */
-const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT];
+const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT];
 
 /**
  * What modules' records mean to each other, declared once here: deletion effects and the plan's

@@ -13,13 +13,16 @@ export function fieldErrorsOf(errors: ValidationError[], prefix = ''): FieldErro
 }
 
 /**
- * A body DTO's quick check: the instance the DTO's rules and transforms would make of a body that
- * certainly passes them, or undefined when unsure (every invalid body included), which the DTO then
- * decides. Each one is held to the DTO's verdicts and values by a unit test over generated bodies.
+ * A DTO's quick check: the instance the DTO's rules and transforms would make of a value that
+ * certainly passes them, or undefined when unsure (every invalid value included), which the DTO then
+ * decides. Each one is held to the DTO's verdicts and values by a unit test over generated values.
  */
 export interface SureInput {
+  /** The DTO it checks for, and every DTO that extends it. */
   dto: abstract new () => object;
-  check(body: Record<string, unknown>): object | undefined;
+  /** What it checks: a body (the default) or a query string. */
+  source?: 'body' | 'query';
+  check(value: Record<string, unknown>, metatype: new () => object): object | undefined;
 }
 
 export const SURE_INPUTS = Symbol('SURE_INPUTS');
@@ -33,7 +36,9 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * the check is sure.
  */
 export class InputPipe extends ValidationPipe {
-  private readonly sure: ReadonlyMap<unknown, SureInput['check']>;
+  private readonly sureInputs: readonly SureInput[];
+  /** The check of each DTO as a body and as a query (null: none), found on its first value. */
+  private readonly checks = { body: new Map<unknown, SureInput | null>(), query: new Map<unknown, SureInput | null>() };
 
   constructor(sureInputs: readonly SureInput[] = []) {
     super({
@@ -44,13 +49,28 @@ export class InputPipe extends ValidationPipe {
       validationError: { target: false, value: false },
       exceptionFactory: (errors) => new ValidationFailed(fieldErrorsOf(errors)),
     });
-    this.sure = new Map(sureInputs.map((input) => [input.dto, input.check]));
+    this.sureInputs = sureInputs;
   }
 
   // Not async: every parameter of every route passes here, and the base's promise is the only one it needs.
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const check = metadata.type === 'body' ? this.sure.get(metadata.metatype) : undefined;
-    const certain = check && isPlainObject(value) ? check(value) : undefined;
+    const sure = this.sureInputOf(metadata);
+    const certain = sure && isPlainObject(value) ? sure.check(value, metadata.metatype as new () => object) : undefined;
     return certain ? Promise.resolve(certain) : super.transform(value, metadata);
+  }
+
+  private sureInputOf({ type, metatype }: ArgumentMetadata): SureInput | undefined {
+    if ((type !== 'body' && type !== 'query') || typeof metatype !== 'function') return undefined;
+    const checks = this.checks[type];
+    let sure = checks.get(metatype);
+    if (sure === undefined) {
+      sure =
+        this.sureInputs.find(
+          (input) =>
+            (input.source ?? 'body') === type && (metatype === input.dto || metatype.prototype instanceof input.dto),
+        ) ?? null;
+      checks.set(metatype, sure);
+    }
+    return sure ?? undefined;
   }
 }
