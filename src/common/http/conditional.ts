@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ApiException } from './api-exception.js';
 
 /**
@@ -12,7 +12,7 @@ export function etagOf(data: unknown): string {
 
 /** The entity tag of an answer already serialised as JSON. */
 export function etagOfJson(json: string): string {
-  return `"${createHash('sha1').update(json).digest('base64url')}"`;
+  return `"${hash('sha1', json, 'base64url')}"`;
 }
 
 function tagsOf(header: string): string[] {
