@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js
 import { BULK_WRITE } from '../../../common/events/change-feed.js';
 import { isDatabaseUnavailable } from '../../../common/persistence/database-errors.js';
 import { Database, type Sql } from '../../../common/persistence/database.js';
+import { slices } from '../../../common/persistence/rows-insert.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import { RecordCaps } from '../../../common/usage/record-caps.js';
 import type { CustomerImport } from '../entities/customer-import.entity.js';
@@ -16,6 +17,9 @@ import { csvRows } from './csv-rows.js';
 import { headerColumns } from './import-file.js';
 import { ImportJobs, jobAuth, type ImportCounts } from './import-jobs.js';
 import { ImportRows, type ImportRow } from './import-rows.js';
+
+/** An import's error rows, as `customer_import_errors` stores them. */
+const ERROR_COLUMNS = ['tenant_id', 'import_id', 'line', 'field', 'message', 'created_at', 'updated_at'];
 
 /** Chunks written at once (process), and the lanes of a job: one more, for the chunk that is starting. */
 const CHUNKS_IN_FLIGHT = 3;
@@ -236,14 +240,8 @@ export class ImportProcessor {
 
   private async insertErrors(sql: Sql, job: CustomerImport, errors: [number, string, string][]): Promise<void> {
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-    for (let start = 0; start < errors.length; start += 1000) {
-      const slice = errors.slice(start, start + 1000);
-      await sql.run(
-        `INSERT INTO customer_import_errors (tenant_id, import_id, line, field, message, created_at, updated_at)
-         VALUES ${slice.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        slice.flatMap(([line, field, message]) => [job.tenant_id, job.id, line, field, message, now, now]),
-      );
-    }
+    const rows = errors.map(([line, field, message]) => [job.tenant_id, job.id, line, field, message, now, now]);
+    for (const slice of slices(rows, 1000)) await sql.insertRows('customer_import_errors', ERROR_COLUMNS, slice);
   }
 
   async removeFile(job: CustomerImport): Promise<void> {
