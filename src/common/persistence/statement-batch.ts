@@ -38,21 +38,25 @@ export async function runTogether(sql: Sql, work: readonly (Statement | RowsInse
 }
 
 async function runStatements(sql: Sql, statements: readonly Statement[]): Promise<void> {
-  const ordered = [
-    ...statements.filter((statement) => statement.mustChange),
-    ...statements.filter((statement) => !statement.mustChange),
-  ];
+  const ordered = statements.some((statement) => statement.mustChange)
+    ? [
+        ...statements.filter((statement) => statement.mustChange),
+        ...statements.filter((statement) => !statement.mustChange),
+      ]
+    : statements;
   if (ordered.length > 1 && sql.compoundStatements) {
-    const body = ordered.map((statement, index) =>
-      statement.mustChange
-        ? `${statement.sql}; IF ROW_COUNT() = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'guard ${index}'; END IF`
-        : statement.sql,
-    );
+    // Built with loops: this runs in every write (flatMap and join were 1 % of a create's CPU).
+    let text = 'BEGIN NOT ATOMIC ';
+    const params: SqlValue[] = [];
+    for (let index = 0; index < ordered.length; index++) {
+      const statement = ordered[index];
+      text += statement.mustChange
+        ? `${statement.sql}; IF ROW_COUNT() = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'guard ${index}'; END IF; `
+        : `${statement.sql}; `;
+      for (const value of statement.params) params.push(value);
+    }
     try {
-      await sql.run(
-        `BEGIN NOT ATOMIC ${body.join('; ')}; END`,
-        ordered.flatMap((statement) => statement.params),
-      );
+      await sql.run(`${text}END`, params);
     } catch (error) {
       const guard = GUARD_MESSAGE.exec(signalledMessage(error) ?? '');
       const reason = guard && ordered[Number(guard[1])]?.mustChange;
