@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../src/common/persistence/database.js';
+import { ImportJobs } from '../src/modules/customer/imports/import-jobs.js';
 import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
 import { importApp, jobErrors, jobOf, upload, waitForJob } from './imports-support/imports.js';
 import { login } from './support/auth.js';
@@ -144,6 +145,30 @@ describe('customer CSV imports', () => {
       // The stored upload is removed once the job has ended.
       expect(readdirSync(join(t.config.storageDir, 'imports'))).toEqual([]);
     });
+  });
+
+  it('answers an upload with its job as queued, also when a runner claims the job before the answer is sent', async () => {
+    const jobs = t.app.get(ImportJobs);
+    const run = db.run.bind(db);
+    const claimAtOnce = jest.spyOn(db, 'run').mockImplementation(async (sql, params) => {
+      const result = await run(sql, params);
+      if (sql.trimStart().startsWith('INSERT INTO customer_imports')) await jobs.claimNext('a-quick-runner');
+      return result;
+    });
+    let id: number;
+    try {
+      const res = await upload(t, a, 'external_id\nclaimed-at-once', 'race.csv');
+      expect(res.status).toBe(202);
+      id = res.body.data.id;
+      expect(res.body.data).toMatchObject({ status: 'queued', processed_rows: 0, started_at: null, finished_at: null });
+      expect(claimAtOnce).toHaveBeenCalled();
+    } finally {
+      claimAtOnce.mockRestore();
+    }
+    expect(await jobOf(t, a, id)).toMatchObject({ status: 'running' });
+    // Nothing works on the claim made here: cancel it, so it does not wait for its lease to run out.
+    const cancelled = await t.http.post(`/api/customers/imports/${id}/cancel`).set('Authorization', a.manager.token);
+    expect(cancelled.body.data).toMatchObject({ status: 'cancelled' });
   });
 
   it('applies rows in file order while chunks are written at once, one customer named by id in a chunk and by external_id in the next', async () => {

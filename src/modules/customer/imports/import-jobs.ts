@@ -56,23 +56,34 @@ export class ImportJobs {
     job: { batch_uuid: string; file_name: string | null; file_path: string; file_bytes: number; total_rows: number },
   ): Promise<CustomerImport> {
     const now = wholeSecondNow();
+    const queued = {
+      tenant_id: auth.tenantId,
+      ...job,
+      status: 'queued' as const,
+      processed_rows: 0,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      failed: 0,
+      created_by: auth.user.id,
+      created_at: now,
+      updated_at: now,
+    };
+    const columns = Object.keys(queued);
     const { insertId } = await this.db.run(
-      `INSERT INTO customer_imports (tenant_id, batch_uuid, status, file_name, file_path, file_bytes, total_rows,
-         processed_rows, created, updated, unchanged, failed, created_by, created_at, updated_at)
-       VALUES (?, ?, 'queued', ?, ?, ?, ?, 0, 0, 0, 0, 0, ?, ?, ?)`,
-      [
-        auth.tenantId,
-        job.batch_uuid,
-        job.file_name,
-        job.file_path,
-        job.file_bytes,
-        job.total_rows,
-        auth.user.id,
-        now,
-        now,
-      ],
+      `INSERT INTO customer_imports (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      Object.values(queued),
     );
-    return (await this.tables.read(auth).table(CustomerImport).findById(insertId))!;
+    // The job as inserted, not read back: a runner may claim it before the upload is answered.
+    return {
+      id: insertId,
+      ...queued,
+      error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      started_at: null,
+      finished_at: null,
+    };
   }
 
   /** Claims the oldest job that is queued, or running on a lease that has run out. */
