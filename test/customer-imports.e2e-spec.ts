@@ -150,9 +150,12 @@ describe('customer CSV imports', () => {
   it('answers an upload with its job as queued, also when a runner claims the job before the answer is sent', async () => {
     const jobs = t.app.get(ImportJobs);
     const run = db.run.bind(db);
+    let claimedBy: string | undefined;
     const claimAtOnce = jest.spyOn(db, 'run').mockImplementation(async (sql, params) => {
       const result = await run(sql, params);
-      if (sql.trimStart().startsWith('INSERT INTO customer_imports')) await jobs.claimNext('a-quick-runner');
+      if (/^\s*INSERT INTO `?customer_imports`? /.test(sql)) {
+        claimedBy = (await jobs.claimNext('a-quick-runner'))?.lease_owner ?? undefined;
+      }
       return result;
     });
     let id: number;
@@ -162,6 +165,7 @@ describe('customer CSV imports', () => {
       id = res.body.data.id;
       expect(res.body.data).toMatchObject({ status: 'queued', processed_rows: 0, started_at: null, finished_at: null });
       expect(claimAtOnce).toHaveBeenCalled();
+      expect(claimedBy).toBe('a-quick-runner');
     } finally {
       claimAtOnce.mockRestore();
     }

@@ -47,6 +47,8 @@ const EVENT_COLUMNS = [
   'occurred_at',
   'counted',
 ];
+/** The same with the sequence, for a write that numbers its own events. */
+const NUMBERED_EVENT_COLUMNS = [...EVENT_COLUMNS, 'sequence'];
 const EVENTS_PER_STATEMENT = 2_000;
 /**
  * A write with at least this many events numbers them in its own transaction
@@ -216,7 +218,7 @@ export function eventInserts(
   occurredAt: number,
   sequences?: readonly number[],
 ): RowsInsert[] {
-  const columns = sequences ? [...EVENT_COLUMNS, 'sequence'] : EVENT_COLUMNS;
+  const columns = sequences ? NUMBERED_EVENT_COLUMNS : EVENT_COLUMNS;
   const rows = events.map((event, i) => {
     const values = eventValues(actor, event, occurredAt);
     if (sequences) values.push(sequences[i]);

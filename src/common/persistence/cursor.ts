@@ -8,6 +8,9 @@ export interface CursorPosition {
   id: number;
 }
 
+/** The text a cursor can be (base64url, as encodeCursor writes it, up to the length a list query takes). */
+export const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,1024}$/;
+
 /** Opaque to clients: base64url of a small JSON object. */
 export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify([position.sort, position.value ?? null, position.id]), 'utf8').toString(
@@ -18,7 +21,7 @@ export function encodeCursor(position: CursorPosition): string {
 /** Decodes a cursor made for this sort; anything else is a 422 on `cursor`. */
 export function decodeCursor(cursor: string, sort: string): CursorPosition {
   const invalid = () => ValidationFailed.field('cursor', 'The cursor is invalid.');
-  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw invalid();
+  if (!CURSOR_TEXT.test(cursor)) throw invalid();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -535,12 +535,7 @@ export abstract class TableGateway<E extends { id: number }> {
     const columns = this.spec.insertColumns;
     const valuesOf = (row: Record<string, unknown>) => columns.map((c) => (row[c] ?? null) as SqlValue);
     const one = async (row: Record<string, unknown>) => {
-      row.id = (
-        await this.sql.run(
-          `INSERT INTO ${this.t} (${this.spec.insertColumnList}) VALUES ${this.spec.insertPlaceholders}`,
-          valuesOf(row),
-        )
-      ).insertId;
+      row.id = (await this.sql.insertRows(this.spec.table, columns, [valuesOf(row)])).insertId;
     };
     if (rows.length === 1) return one(rows[0]);
     const step = await session.insertStep();

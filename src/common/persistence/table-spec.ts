@@ -33,10 +33,8 @@ export class TableSpec<E extends ObjectLiteral> {
   readonly sortKeys: ReadonlyMap<string, string>;
   /** The columns the activity log records: every column but the sort keys and internal columns. */
   readonly loggedColumns: readonly string[];
-  /** Every column but the id, in the order an INSERT names them; with its column list and placeholders. */
+  /** Every column but the id, in the order an INSERT names them. */
   readonly insertColumns: readonly string[];
-  readonly insertColumnList: string;
-  readonly insertPlaceholders: string;
   private readonly logged: ReadonlySet<string>;
   private readonly normalizers: readonly [string, Normalize | undefined][];
   private readonly columnSet: ReadonlySet<string>;
@@ -53,8 +51,6 @@ export class TableSpec<E extends ObjectLiteral> {
     this.loggedColumns = this.columns.filter((c) => !unlogged.has(c));
     this.logged = new Set(this.loggedColumns);
     this.insertColumns = metadata.columns.filter((c) => !c.isGenerated).map((c) => c.databaseName);
-    this.insertColumnList = this.insertColumns.map((c) => `\`${c}\``).join(', ');
-    this.insertPlaceholders = `(${this.insertColumns.map(() => '?').join(', ')})`;
     this.normalizers = metadata.columns.map((c) => [c.databaseName, normalizerFor(c.type)]);
     // What an INSERT that names every column writes where the caller gave no value.
     this.defaultValues = Object.fromEntries(

@@ -1,9 +1,9 @@
 import type { SureInput } from '../http/input-pipe.js';
-import { ListQueryDto } from './list-query.dto.js';
+import { CURSOR_TEXT } from '../persistence/cursor.js';
+import { ListQueryDto, MAX_PAGE_SIZE } from './list-query.dto.js';
 
-const PAGE_SIZE_TEXT = /^(?:[1-9]\d?|100)$/;
-/** What encodeCursor writes (base64url), as long as ListQueryDto allows. */
-const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,1024}$/;
+/** A page size as a query string writes it: digits without a leading zero (then at most MAX_PAGE_SIZE). */
+const PAGE_SIZE_TEXT = /^[1-9]\d{0,2}$/;
 
 /**
  * Every list's query as a client paging through it sends it, `?limit=` and `?cursor=` alone: the
@@ -18,7 +18,8 @@ export const PAGE_QUERY_SURE_INPUT: SureInput = {
     let cursor: string | undefined;
     for (const key in query) {
       const value = query[key];
-      if (key === 'limit' && typeof value === 'string' && PAGE_SIZE_TEXT.test(value)) limit = Number(value);
+      if (key === 'limit' && typeof value === 'string' && PAGE_SIZE_TEXT.test(value) && Number(value) <= MAX_PAGE_SIZE)
+        limit = Number(value);
       else if (key === 'cursor' && typeof value === 'string' && CURSOR_TEXT.test(value)) cursor = value;
       else return undefined;
     }

@@ -69,11 +69,7 @@ export class ImportJobs {
       created_at: now,
       updated_at: now,
     };
-    const columns = Object.keys(queued);
-    const { insertId } = await this.db.run(
-      `INSERT INTO customer_imports (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-      Object.values(queued),
-    );
+    const { insertId } = await this.db.insertRows('customer_imports', Object.keys(queued), [Object.values(queued)]);
     // The job as inserted, not read back: a runner may claim it before the upload is answered.
     return {
       id: insertId,
