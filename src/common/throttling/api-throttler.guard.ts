@@ -36,16 +36,25 @@ const reported = new WeakMap<FastifyReply, LimitState[]>();
  * seconds to its reset). Each limiter reports its limit here; the fields are rewritten each time.
  */
 export function addDraftRateLimit(reply: FastifyReply, state: LimitState): void {
-  const states = reported.get(reply) ?? [];
-  states.push(state);
-  reported.set(reply, states);
-  reply.header('ratelimit-policy', states.map((s) => `"${s.policy}";q=${s.limit};w=${s.windowSeconds}`).join(', '));
-  const closest = states.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a));
+  const earlier = reported.get(reply);
+  if (!earlier) {
+    reported.set(reply, [state]);
+    reply.header('ratelimit-policy', policyItem(state));
+    reply.header('ratelimit', remainingItem(state));
+    return;
+  }
+  earlier.push(state);
+  reply.header('ratelimit-policy', earlier.map(policyItem).join(', '));
   reply.header(
     'ratelimit',
-    `"${closest.policy}";r=${Math.max(0, closest.remaining)};t=${Math.max(0, Math.ceil(closest.resetSeconds))}`,
+    remainingItem(earlier.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a))),
   );
 }
+
+const policyItem = (state: LimitState) => `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`;
+
+const remainingItem = (state: LimitState) =>
+  `"${state.policy}";r=${Math.max(0, state.remaining)};t=${Math.max(0, Math.ceil(state.resetSeconds))}`;
 
 /** A throttler as it applies to one route: its decorators' overrides merged with the module's settings. */
 interface RoutePlan {
@@ -76,7 +85,15 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     for (const plan of this.plansFor(context)) {
       const skipIf = plan.throttler.skipIf ?? this.commonOptions.skipIf;
       if (plan.skipped || skipIf?.(context)) continue;
-      await this.handleRequest({ context, ...plan });
+      await this.handleRequest({
+        context,
+        throttler: plan.throttler,
+        limit: plan.limit,
+        ttl: plan.ttl,
+        blockDuration: plan.blockDuration,
+        getTracker: plan.getTracker,
+        generateKey: plan.generateKey,
+      });
     }
     return true;
   }

@@ -27,13 +27,16 @@ export const limitSelectList = (alias: string) =>
 
 /** The limits of a row read with limitSelectList. */
 export function limitsOf(row: Record<string, unknown>): TenantLimits {
-  const limits = { ...UNLIMITED };
-  for (const name of LIMIT_NAMES) {
-    const value = row[limitColumn(name)];
+  const limits = Object.assign({}, UNLIMITED);
+  for (const [name, column] of LIMIT_COLUMNS) {
+    const value = row[column];
     limits[name] = value === null || value === undefined ? null : Number(value);
   }
   return limits;
 }
+
+/** Each limit with its column name, built once: a name built per lookup is hashed per lookup. */
+const LIMIT_COLUMNS = LIMIT_NAMES.map((name) => [name, limitColumn(name)] as const);
 
 /** The limits of a tenant as `sql` sees them; undefined when there is no such tenant. */
 export async function readTenantLimits(sql: Pick<Sql, 'query'>, tenantId: number): Promise<TenantLimits | undefined> {
