@@ -135,14 +135,33 @@ describe('customer import jobs across instances', () => {
     expect(survivor).toBeDefined();
   });
 
+  it('a child instance ends when the process that started it goes away (its stdin closes)', async () => {
+    const child = await childInstance(a, { runner: false });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      child.stdin!.end();
+      await expect(
+        Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]),
+      ).resolves.toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('resumes a job whose instance was killed (SIGKILL) once its lease has run out', async () => {
     // The in-process runners stand by; the job starts on a child process.
     for (const app of apps) await app.app.get(ImportRunner).beforeApplicationShutdown();
     const child: ChildProcess = await childInstance(a, { chunkRows: CHUNK, leaseMs: 1500, pollMs: 20 });
-    const job = await queue('killed');
-    const mid = await until(job.id, (j) => j.processed_rows >= 10 * CHUNK);
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let job: Awaited<ReturnType<typeof queue>>;
+    let mid: CustomerImport;
+    try {
+      job = await queue('killed');
+      mid = await until(job.id, (j) => j.processed_rows >= 10 * CHUNK);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
     const dead = await row(job.id);
     expect(dead).toMatchObject({ status: 'running', lease_owner: mid.lease_owner });
     expect(dead.processed_rows).toBeLessThan(ROWS);

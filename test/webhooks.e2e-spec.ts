@@ -538,12 +538,16 @@ describe('webhook deliveries survive an instance killed mid-delivery (at least o
       ...Array.from({ length: 5 }, () => (_req: IncomingMessage, res: ServerResponse) => void held.push(res)),
     );
     const child = await childInstance(a, { runner: false }, { leaseMs: 2_000, pollMs: 50, worker: true });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     const ids: number[] = [];
-    for (let i = 0; i < 12; i++)
-      ids.push((await created(admin.post('/api/customers', { first_name: `Kill ${i}` }))).id as number);
-    await receiver.until('/kill', 5);
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    try {
+      for (let i = 0; i < 12; i++)
+        ids.push((await created(admin.post('/api/customers', { first_name: `Kill ${i}` }))).id as number);
+      await receiver.until('/kill', 5);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
     for (const res of held) res.destroy();
     // Another instance (this one) takes the deliveries over once the dead one's leases have run out.
     const worker = a.app.get(DeliveryWorker);

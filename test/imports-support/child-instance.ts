@@ -4,7 +4,7 @@ import { loadConfig, type AppConfig } from '../../src/common/config/app-config.j
 
 /**
  * Another instance of the service in its own process, running import jobs only (the e2e tests kill
- * it with SIGKILL mid-job), or delivering webhooks. Environment as for the service, plus CHILD_IMPORTS
+ * it with SIGKILL mid-job), or delivering webhooks. It exits when its stdin ends. Environment as for the service, plus CHILD_IMPORTS
  * (JSON, ImportConfig) and CHILD_WEBHOOKS (JSON, WebhooksConfig).
  */
 async function main(): Promise<void> {
@@ -15,8 +15,11 @@ async function main(): Promise<void> {
     webhooks: { ...loaded.webhooks, ...JSON.parse(process.env.CHILD_WEBHOOKS ?? '{}') },
   };
   await createApp(config);
-  // The app's own timers do not keep a process alive (they are unref'd): this one does, until it is killed.
-  setInterval(() => undefined, 60_000);
+  // Alive until it is killed, or until the process that started it is gone: its stdin (a pipe from
+  // that process) then ends. A test that fails before killing it must not leave it running, holding
+  // the test worker's stderr open, which keeps jest waiting at the end of the run.
+  process.stdin.once('end', () => process.exit(0));
+  process.stdin.resume();
   process.stdout.write('ready\n');
 }
 

@@ -122,7 +122,10 @@ export function preexisting(rows: number, prefix: string): { external_id: string
   return items;
 }
 
-/** A child process running another instance of the service on `t`'s database and storage. */
+/**
+ * A child process running another instance of the service on `t`'s database and storage. It exits
+ * when this process is gone or closes its stdin (`child.stdin.end()`).
+ */
 export async function childInstance(
   t: TestApp,
   imports: Partial<ImportConfig>,
@@ -143,7 +146,8 @@ export async function childInstance(
         CHILD_WEBHOOKS: JSON.stringify(webhooks),
         WEBHOOK_ALLOWED_HOSTS: t.config.webhooks.allowedHosts,
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      // stdin: the child exits when this pipe closes, so it never outlives this process.
+      stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
   await new Promise<void>((resolve, reject) => {
