@@ -1,9 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { Database } from '../src/common/persistence/database.js';
 import type { CustomerImport } from '../src/modules/customer/entities/customer-import.entity.js';
 import { ImportJobs } from '../src/modules/customer/imports/import-jobs.js';
 import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
-import { childInstance, importApp, mixedFile, preexisting, upload } from './imports-support/imports.js';
+import {
+  childInstance,
+  importApp,
+  killChildInstances,
+  mixedFile,
+  preexisting,
+  upload,
+} from './imports-support/imports.js';
 import { login } from './support/auth.js';
 import { dataOf, newWorkspace, type Workspace } from './support/campaign-fixtures.js';
 import type { TestApp } from './support/test-app.js';
@@ -29,6 +37,7 @@ describe('customer import jobs across instances', () => {
     w = await newWorkspace(a, await login(a));
     db = a.app.get(Database);
   });
+  afterEach(killChildInstances);
   afterAll(async () => {
     for (const app of apps.reverse()) await app.app.close();
     await a.close();
@@ -137,31 +146,19 @@ describe('customer import jobs across instances', () => {
 
   it('a child instance ends when the process that started it goes away (its stdin closes)', async () => {
     const child = await childInstance(a, { runner: false });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    try {
-      child.stdin!.end();
-      await expect(
-        Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]),
-      ).resolves.toBe(0);
-    } finally {
-      child.kill('SIGKILL');
-    }
+    const exited = once(child, 'exit', { signal: AbortSignal.timeout(10_000) });
+    child.stdin!.end();
+    expect((await exited)[0]).toBe(0);
   });
 
   it('resumes a job whose instance was killed (SIGKILL) once its lease has run out', async () => {
     // The in-process runners stand by; the job starts on a child process.
     for (const app of apps) await app.app.get(ImportRunner).beforeApplicationShutdown();
     const child: ChildProcess = await childInstance(a, { chunkRows: CHUNK, leaseMs: 1500, pollMs: 20 });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    let job: Awaited<ReturnType<typeof queue>>;
-    let mid: CustomerImport;
-    try {
-      job = await queue('killed');
-      mid = await until(job.id, (j) => j.processed_rows >= 10 * CHUNK);
-    } finally {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    const job = await queue('killed');
+    const mid = await until(job.id, (j) => j.processed_rows >= 10 * CHUNK);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
     const dead = await row(job.id);
     expect(dead).toMatchObject({ status: 'running', lease_owner: mid.lease_owner });
     expect(dead.processed_rows).toBeLessThan(ROWS);

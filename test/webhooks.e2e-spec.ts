@@ -8,7 +8,7 @@ import { WebhookSender } from '../src/modules/webhooks/delivery/webhook-sender.j
 import { DeliveryWorker } from '../src/modules/webhooks/delivery/delivery-worker.js';
 import { WebhookFanout } from '../src/modules/webhooks/delivery/webhook-fanout.js';
 import type { WebhooksConfig } from '../src/common/config/app-config.js';
-import { childInstance } from './imports-support/imports.js';
+import { childInstance, killChildInstances } from './imports-support/imports.js';
 import { login } from './support/auth.js';
 import { client, created, dataOf, newWorkspace, startApp, type Client, type Row } from './support/campaign-fixtures.js';
 import { newUser } from './support/factories.js';
@@ -522,6 +522,7 @@ describe('webhook deliveries survive an instance killed mid-delivery (at least o
       config: { rateLimitPerMinute: 100_000, authAttemptsPerMinute: 100_000, webhooks: webhooks({ worker: false }) },
     });
   });
+  afterEach(killChildInstances);
   afterAll(async () => {
     await a.close();
     await receiver.close();
@@ -538,16 +539,12 @@ describe('webhook deliveries survive an instance killed mid-delivery (at least o
       ...Array.from({ length: 5 }, () => (_req: IncomingMessage, res: ServerResponse) => void held.push(res)),
     );
     const child = await childInstance(a, { runner: false }, { leaseMs: 2_000, pollMs: 50, worker: true });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
     const ids: number[] = [];
-    try {
-      for (let i = 0; i < 12; i++)
-        ids.push((await created(admin.post('/api/customers', { first_name: `Kill ${i}` }))).id as number);
-      await receiver.until('/kill', 5);
-    } finally {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    for (let i = 0; i < 12; i++)
+      ids.push((await created(admin.post('/api/customers', { first_name: `Kill ${i}` }))).id as number);
+    await receiver.until('/kill', 5);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
     for (const res of held) res.destroy();
     // Another instance (this one) takes the deliveries over once the dead one's leases have run out.
     const worker = a.app.get(DeliveryWorker);

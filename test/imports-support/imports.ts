@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,9 +123,12 @@ export function preexisting(rows: number, prefix: string): { external_id: string
   return items;
 }
 
+const children = new Set<ChildProcess>();
+
 /**
  * A child process running another instance of the service on `t`'s database and storage. It exits
- * when this process is gone or closes its stdin (`child.stdin.end()`).
+ * when this process is gone or closes its stdin (`child.stdin.end()`); killChildInstances ends
+ * those a test left running (call it in afterEach).
  */
 export async function childInstance(
   t: TestApp,
@@ -150,6 +154,8 @@ export async function childInstance(
       stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) resolve();
@@ -157,4 +163,15 @@ export async function childInstance(
     child.once('exit', (code) => reject(new Error(`the child instance exited with ${code}`)));
   });
   return child;
+}
+
+/** Kills every child instance still running (a test that failed before killing its own). */
+export async function killChildInstances(): Promise<void> {
+  await Promise.all(
+    [...children].map((child) => {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
 }

@@ -85,15 +85,7 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     for (const plan of this.plansFor(context)) {
       const skipIf = plan.throttler.skipIf ?? this.commonOptions.skipIf;
       if (plan.skipped || skipIf?.(context)) continue;
-      await this.handleRequest({
-        context,
-        throttler: plan.throttler,
-        limit: plan.limit,
-        ttl: plan.ttl,
-        blockDuration: plan.blockDuration,
-        getTracker: plan.getTracker,
-        generateKey: plan.generateKey,
-      });
+      await this.handleRequest(Object.assign({ context }, plan));
     }
     return true;
   }
