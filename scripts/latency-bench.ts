@@ -23,7 +23,8 @@ const { values: args } = parseArgs({
 const SERVER = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 const P99_TARGET_MS = 10;
 
-type Kind = 'get' | 'list' | 'create' | 'put' | 'batch';
+const KINDS = ['get', 'list', 'create', 'put', 'batch'] as const;
+type Kind = (typeof KINDS)[number];
 
 interface Step {
   kind: Kind;
@@ -34,6 +35,8 @@ interface Step {
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
+const ascending = (values: number[]) => values.sort((a, b) => a - b);
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]);
@@ -41,13 +44,13 @@ function percentile(sorted: number[], p: number): number {
 
 /** The mix, drawn by a fixed rotation of 20 slots so that every second has the same shares. */
 function mix(ids: number[]): (n: number) => Step {
-  const slots = [
-    ...Array(10).fill('get'),
-    ...Array(4).fill('list'),
-    ...Array(3).fill('create'),
-    ...Array(2).fill('put'),
+  const slots: Kind[] = [
+    ...Array<Kind>(10).fill('get'),
+    ...Array<Kind>(4).fill('list'),
+    ...Array<Kind>(3).fill('create'),
+    ...Array<Kind>(2).fill('put'),
     'batch',
-  ] as const;
+  ];
   // Interleaved, so that no kind comes in a burst.
   const order = [0, 10, 1, 14, 2, 11, 3, 17, 4, 12, 5, 15, 6, 13, 7, 18, 8, 16, 9, 19].map((i) => slots[i]);
   let created = 0;
@@ -124,7 +127,7 @@ async function run(service: ServiceUnderTest, next: (n: number) => Step, rate: n
   const agent = new Agent({ keepAlive: true, maxSockets: 512 });
   const total = Math.round(rate * seconds);
   const latencies: number[] = [];
-  const byKind: Record<Kind, number[]> = { get: [], list: [], create: [], put: [], batch: [] };
+  const byKind = Object.fromEntries(KINDS.map((kind) => [kind, [] as number[]])) as Record<Kind, number[]>;
   let errors = 0;
   const pending: Promise<void>[] = [];
   const cpu0 = service.cpuSeconds();
@@ -145,7 +148,7 @@ async function run(service: ServiceUnderTest, next: (n: number) => Step, rate: n
   }
   await Promise.all(pending);
   agent.destroy();
-  latencies.sort((a, b) => a - b);
+  ascending(latencies);
   return {
     rate,
     sent: total,
@@ -157,13 +160,7 @@ async function run(service: ServiceUnderTest, next: (n: number) => Step, rate: n
     cpu_ms_per_req: round(((service.cpuSeconds() - cpu0) * 1000) / total),
     rss_mb: Math.round(service.rssMb()),
     p99_ms_by_kind: Object.fromEntries(
-      Object.entries(byKind).map(([kind, values]) => [
-        kind,
-        percentile(
-          values.sort((a, b) => a - b),
-          0.99,
-        ),
-      ]),
+      KINDS.map((kind) => [kind, percentile(ascending(byKind[kind]), 0.99)]),
     ) as Record<Kind, number>,
   };
 }

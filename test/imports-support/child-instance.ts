@@ -4,8 +4,8 @@ import { loadConfig, type AppConfig } from '../../src/common/config/app-config.j
 
 /**
  * Another instance of the service in its own process, running import jobs only (the e2e tests kill
- * it with SIGKILL mid-job), or delivering webhooks. It exits when its stdin ends. Environment as for the service, plus CHILD_IMPORTS
- * (JSON, ImportConfig) and CHILD_WEBHOOKS (JSON, WebhooksConfig).
+ * it with SIGKILL mid-job), or delivering webhooks. It exits when its stdin ends. Environment as for
+ * the service, plus CHILD_IMPORTS (JSON, ImportConfig) and CHILD_WEBHOOKS (JSON, WebhooksConfig).
  */
 async function main(): Promise<void> {
   const loaded = loadConfig();
