@@ -32,6 +32,11 @@ export interface Sql {
   insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<WriteResult>;
   /** MariaDB in a transaction: several statements may go as one `BEGIN NOT ATOMIC … END` (runTogether). */
   readonly compoundStatements?: boolean;
+  /**
+   * MariaDB in a transaction: runs a compound statement that ends in `COMMIT` (runTogether's `last`
+   * statements). The transaction then sends no COMMIT of its own and takes no further statement.
+   */
+  runCommitting?(compound: string, params: readonly SqlValue[]): Promise<void>;
 }
 
 /** Options of one transaction. */
@@ -205,6 +210,7 @@ export class Database implements Sql, OnModuleInit {
       else pool.getConnection(take);
     });
     let broken = false;
+    let committed = false;
     try {
       if (options.isolation)
         await this.execute(connection, 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', [], false);
@@ -213,19 +219,27 @@ export class Database implements Sql, OnModuleInit {
         {
           dialect: 'mysql',
           compoundStatements: this.mariadb,
-          query: (sql, params = []) => this.execute(connection, sql, params),
+          query: (sql, params = []) => (committed ? afterCommit() : this.execute(connection, sql, params)),
           run: async (sql, params = []) =>
-            mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),
+            committed ? afterCommit() : mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),
           insertRows: async (table, columns, rows) => {
+            if (committed) return afterCommit();
             if (this.loadData && rows.length >= LOAD_DATA_MIN_ROWS)
               return this.loadRows(connection, table, columns, rows);
             const { sql, params } = insertStatement({ table, columns, rows });
             return mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params));
           },
+          runCommitting: this.mariadb
+            ? async (compound, params) => {
+                if (committed) return afterCommit();
+                await this.execute(connection, compound, params);
+                committed = true;
+              }
+            : undefined,
         },
         attempt,
       );
-      await this.execute(connection, 'COMMIT', [], false);
+      if (!committed) await this.execute(connection, 'COMMIT', [], false);
       return result;
     } catch (error) {
       await this.execute(connection, 'ROLLBACK', [], false).catch(() => (broken = true));
@@ -346,5 +360,8 @@ function writeResult(result: { raw: unknown; affected?: number | null }): WriteR
 
 /** `YYYY-MM-DD HH:MM:SS.SSS` in UTC, the text TypeORM stores SQLite datetimes as. */
 export const sqliteDateTime = (date: Date): string => date.toISOString().replace('T', ' ').replace('Z', '');
+
+/** A statement after runCommitting would run outside the transaction, in autocommit: refused. */
+const afterCommit = (): Promise<never> => Promise.reject(new Error('The transaction has already committed.'));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -56,7 +56,10 @@ export class Journal implements ChangeLog {
     this.announcements.push(announcement);
   }
 
-  /** Hands the changes to the recorders, then writes the activity entries and what the recorders sent; called once, last in the transaction. */
+  /**
+   * Hands the changes to the recorders, then writes the activity entries and what the recorders
+   * sent; called once, last in the transaction, whose COMMIT may go with them (runTogether's `last`).
+   */
   async flush(readsOf: (tenantId: number) => TenantReads): Promise<void> {
     if (this.isEmpty) return;
     const entries: ActivityEntry[] = [];
@@ -86,6 +89,6 @@ export class Journal implements ChangeLog {
       send: (...more) => statements.push(...more),
     };
     for (const recorder of this.recorders) await recorder.record(write);
-    await runTogether(this.sql, statements);
+    await runTogether(this.sql, statements, { last: true });
   }
 }

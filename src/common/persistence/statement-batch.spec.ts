@@ -5,12 +5,20 @@ import { runTogether } from './statement-batch.js';
 function recordingSql(
   compoundStatements: boolean,
   answer: (sql: string) => number = () => 1,
-): Sql & { sent: [string, readonly SqlValue[]][] } {
+): Sql & { sent: [string, readonly SqlValue[]][]; committing: [string, readonly SqlValue[]][] } {
   const sent: [string, readonly SqlValue[]][] = [];
+  const committing: [string, readonly SqlValue[]][] = [];
   return {
     dialect: 'mysql',
     compoundStatements,
     sent,
+    committing,
+    // MariaDB's transaction can end inside a compound statement; elsewhere the method is missing.
+    runCommitting: compoundStatements
+      ? async (compound: string, params: readonly SqlValue[]) => {
+          committing.push([compound, params]);
+        }
+      : undefined,
     query: async () => [],
     run: async (sql: string, params: readonly SqlValue[] = []): Promise<WriteResult> => {
       sent.push([sql, params]);
@@ -72,6 +80,46 @@ describe('runTogether', () => {
       ],
       ['rows of activity_log (c)', many.rows.flat()],
     ]);
+  });
+
+  describe("with the transaction's last statements", () => {
+    it('sends its COMMIT in their compound statement, a lone statement too, where the transaction can end there', async () => {
+      const sql = recordingSql(true);
+      await runTogether(sql, [activity, event], { last: true });
+      await runTogether(sql, [event], { last: true });
+      expect(sql.sent).toEqual([]);
+      expect(sql.committing).toEqual([
+        [`BEGIN NOT ATOMIC ${activity.sql}; ${event.sql}; COMMIT; END`, ['x', 1, null]],
+        [`BEGIN NOT ATOMIC ${event.sql}; COMMIT; END`, [1, null]],
+      ]);
+    });
+
+    it('leaves the COMMIT to the transaction where it cannot, for no statement, and when bulk rows follow them', async () => {
+      const apart = recordingSql(false);
+      await runTogether(apart, [activity, event], { last: true });
+      expect(apart.sent).toEqual([
+        [activity.sql, ['x']],
+        [event.sql, [1, null]],
+      ]);
+      const sql = recordingSql(true);
+      await runTogether(sql, [], { last: true });
+      const many = { table: 'events', columns: ['a'], rows: Array.from({ length: LOAD_DATA_MIN_ROWS }, (_, i) => [i]) };
+      await runTogether(sql, [activity, event, many], { last: true });
+      expect(sql.committing).toEqual([]);
+      expect(sql.sent).toEqual([
+        [`BEGIN NOT ATOMIC ${activity.sql}; ${event.sql}; END`, ['x', 1, null]],
+        ['rows of events (a)', many.rows.flat()],
+      ]);
+    });
+
+    it('runs the transaction again when a guard signals before the COMMIT', async () => {
+      const sql = recordingSql(true);
+      sql.runCommitting = async () => {
+        throw Object.assign(new Error('guard 0'), { errno: 1644, sqlMessage: 'guard 0' });
+      };
+      const guarded = { sql: 'UPDATE shares SET n = n - 1 WHERE id = ?', params: [7], mustChange: 'no room' };
+      await expect(runTogether(sql, [event, guarded], { last: true })).rejects.toThrow(new RetryTransaction('no room'));
+    });
   });
 
   describe('with a statement that must change a row', () => {

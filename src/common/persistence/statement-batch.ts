@@ -13,6 +13,15 @@ export interface Statement {
   mustChange?: string;
 }
 
+/** How runTogether sends its statements. */
+export interface TogetherOptions {
+  /**
+   * They are the transaction's last statements: where the transaction can end inside a compound
+   * statement (Sql.runCommitting, MariaDB), its COMMIT goes with them, saving the COMMIT's round trip.
+   */
+  last?: boolean;
+}
+
 /** The text a compound statement signals when a guarded statement changed nothing: `guard <index>`. */
 const GUARD_MESSAGE = /^guard (\d+)$/;
 
@@ -25,7 +34,11 @@ const GUARD_MESSAGE = /^guard (\d+)$/;
  * INSERT, or, from LOAD_DATA_MIN_ROWS rows (a bulk write's), after them through Sql.insertRows
  * (LOAD DATA on MariaDB).
  */
-export async function runTogether(sql: Sql, work: readonly (Statement | RowsInsert)[]): Promise<void> {
+export async function runTogether(
+  sql: Sql,
+  work: readonly (Statement | RowsInsert)[],
+  options: TogetherOptions = {},
+): Promise<void> {
   const statements: Statement[] = [];
   const apart: RowsInsert[] = [];
   for (const item of work) {
@@ -33,18 +46,19 @@ export async function runTogether(sql: Sql, work: readonly (Statement | RowsInse
     else if (item.rows.length >= LOAD_DATA_MIN_ROWS) apart.push(item);
     else statements.push(insertStatement(item));
   }
-  await runStatements(sql, statements);
+  await runStatements(sql, statements, options.last === true && apart.length === 0);
   for (const insert of apart) await sql.insertRows(insert.table, insert.columns, insert.rows);
 }
 
-async function runStatements(sql: Sql, statements: readonly Statement[]): Promise<void> {
+async function runStatements(sql: Sql, statements: readonly Statement[], last: boolean): Promise<void> {
   const ordered = statements.some((statement) => statement.mustChange)
     ? [
         ...statements.filter((statement) => statement.mustChange),
         ...statements.filter((statement) => !statement.mustChange),
       ]
     : statements;
-  if (ordered.length > 1 && sql.compoundStatements) {
+  const committing = last && ordered.length > 0 && sql.runCommitting !== undefined;
+  if (committing || (ordered.length > 1 && sql.compoundStatements)) {
     // Built with loops: this runs in every write (flatMap and join were 1 % of a create's CPU).
     let text = 'BEGIN NOT ATOMIC ';
     const params: SqlValue[] = [];
@@ -56,7 +70,8 @@ async function runStatements(sql: Sql, statements: readonly Statement[]): Promis
       for (const value of statement.params) params.push(value);
     }
     try {
-      await sql.run(`${text}END`, params);
+      if (committing) await sql.runCommitting!(`${text}COMMIT; END`, params);
+      else await sql.run(`${text}END`, params);
     } catch (error) {
       const guard = GUARD_MESSAGE.exec(signalledMessage(error) ?? '');
       const reason = guard && ordered[Number(guard[1])]?.mustChange;
