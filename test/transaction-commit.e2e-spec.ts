@@ -18,9 +18,11 @@ describe("a write's COMMIT sent with its last statements, on MariaDB", () => {
     t = await createTestApp({ database: 'mysql' });
     db = t.app.get(Database);
     await db.run('CREATE TABLE commit_probe (id INT PRIMARY KEY, label VARCHAR(20))');
+    await db.run('CREATE TABLE commit_auto (id INT AUTO_INCREMENT PRIMARY KEY, label VARCHAR(20) UNIQUE)');
+    await db.run('CREATE TABLE commit_pairs (a INT, b INT, PRIMARY KEY (a, b))');
   });
   afterAll(async () => {
-    await db.run('DROP TABLE commit_probe');
+    await db.run('DROP TABLE commit_probe, commit_auto, commit_pairs');
     await t.close();
   });
 
@@ -65,6 +67,36 @@ describe("a write's COMMIT sent with its last statements, on MariaDB", () => {
     // The connection went back to the pool usable, out of any transaction.
     const [state] = await db.query<{ open: number }>('SELECT @@in_transaction AS open');
     expect(Number(state.open)).toBe(0);
+  });
+
+  it('answers the insert id and row count of an INSERT that starts the transaction as the server gives them', async () => {
+    const first = await db.transaction((sql) => sql.insertRows('commit_auto', ['label'], [['a'], ['b']]));
+    const ids = await db.query<{ id: number }>("SELECT id FROM commit_auto WHERE label IN ('a', 'b') ORDER BY id");
+    expect(first).toEqual({ insertId: ids[0].id, affected: 2 });
+    // Every connection of the pool has inserted a row with a new id: a table without one answers 0 all the same.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        db.transaction((sql) => sql.insertRows('commit_auto', ['label'], [[`c${i}`]])),
+      ),
+    );
+    const pairs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        db.transaction((sql) => sql.insertRows('commit_pairs', ['a', 'b'], [[i, i]])),
+      ),
+    );
+    expect(pairs).toEqual(Array.from({ length: 12 }, () => ({ insertId: 0, affected: 1 })));
+  });
+
+  it('answers the rows of a SELECT that starts the transaction, and keeps nothing when its first INSERT fails', async () => {
+    const rows = await db.transaction((sql) =>
+      sql.query<{ label: string }>("SELECT label FROM commit_auto WHERE label = 'a' FOR UPDATE"),
+    );
+    expect(rows).toEqual([{ label: 'a' }]);
+    const duplicate = db.transaction(async (sql) => {
+      await sql.insertRows('commit_auto', ['label'], [['fresh'], ['a']]);
+    });
+    await expect(duplicate).rejects.toMatchObject({ code: 'ER_DUP_ENTRY' });
+    expect(await db.query("SELECT id FROM commit_auto WHERE label = 'fresh'")).toEqual([]);
   });
 
   it('writes a record, its activity entry and its event through the API as before', async () => {

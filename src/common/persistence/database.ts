@@ -7,37 +7,13 @@ import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import { ApiException } from '../http/api-exception.js';
 import { isRetryableConflict, RetryTransaction } from './database-errors.js';
 import { loadDataStatement, loadDataText } from './load-data.js';
+import { MysqlTransaction, writeResult as writeResultOf } from './mysql-transaction.js';
 import { insertStatement } from './rows-insert.js';
+import type { Dialect, Sql, WriteResult } from './sql.js';
 import { statementText, type SqlValue } from './sql-text.js';
 
-export type Dialect = 'mysql' | 'sqlite';
+export type { Dialect, Sql, WriteResult } from './sql.js';
 export type { SqlValue } from './sql-text.js';
-
-export interface WriteResult {
-  /** The id an INSERT gave its row. */
-  insertId: number;
-  /** Rows an UPDATE or DELETE changed. */
-  affected: number;
-}
-
-/** Runs SQL: the application's one way to the database outside start-up (migrations, seeds). */
-export interface Sql {
-  readonly dialect: Dialect;
-  query<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
-  run(sql: string, params?: readonly SqlValue[]): Promise<WriteResult>;
-  /**
-   * Inserts rows (each the values of `columns`, in order) with one statement: its `insertId` is the
-   * first row's id on MySQL/MariaDB, the last one's on SQLite, as a multi-row INSERT answers.
-   */
-  insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<WriteResult>;
-  /** MariaDB in a transaction: several statements may go as one `BEGIN NOT ATOMIC … END` (runTogether). */
-  readonly compoundStatements?: boolean;
-  /**
-   * MariaDB in a transaction: runs a compound statement that ends in `COMMIT` (runTogether's `last`
-   * statements). The transaction then sends no COMMIT of its own and takes no further statement.
-   */
-  runCommitting?(compound: string, params: readonly SqlValue[]): Promise<void>;
-}
 
 /** Options of one transaction. */
 export interface TransactionOptions {
@@ -64,13 +40,7 @@ interface WriterRouting {
  */
 const MAX_PREPARED_PARAMS = 64;
 
-/**
- * From this many rows, insertRows in a MySQL/MariaDB transaction sends the rows as LOAD DATA LOCAL
- * INFILE, where the server allows it (`local_infile`, on by default in MariaDB): tab-separated
- * values cost the server and the service less than the same values as SQL literals
- * (docs/bulk-data.md).
- */
-export const LOAD_DATA_MIN_ROWS = 100;
+export { LOAD_DATA_MIN_ROWS } from './load-data.js';
 
 const routesWrites = (pool: unknown): pool is WriterRouting =>
   typeof (pool as Partial<WriterRouting>).getWriterConnection === 'function';
@@ -126,7 +96,7 @@ export class Database implements Sql, OnModuleInit {
 
   /** One autocommit write (on a cluster, on the writer node). */
   async run(sql: string, params: readonly SqlValue[] = []): Promise<WriteResult> {
-    if (this.dialect === 'mysql') return mysqlWriteResult(await this.executeOnWriter<ResultSetHeader>(sql, params));
+    if (this.dialect === 'mysql') return writeResultOf(await this.executeOnWriter<ResultSetHeader>(sql, params));
     return this.inTurn(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
@@ -210,39 +180,18 @@ export class Database implements Sql, OnModuleInit {
       else pool.getConnection(take);
     });
     let broken = false;
-    let committed = false;
+    const tx = new MysqlTransaction(
+      (sql, params, prepared) => this.execute(connection, sql, params, prepared),
+      this.mariadb,
+      this.loadData ? (table, columns, rows) => this.loadRows(connection, table, columns, rows) : undefined,
+    );
     try {
-      if (options.isolation)
-        await this.execute(connection, 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', [], false);
-      await this.execute(connection, 'START TRANSACTION', [], false);
-      const result = await work(
-        {
-          dialect: 'mysql',
-          compoundStatements: this.mariadb,
-          query: (sql, params = []) => (committed ? afterCommit() : this.execute(connection, sql, params)),
-          run: async (sql, params = []) =>
-            committed ? afterCommit() : mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params)),
-          insertRows: async (table, columns, rows) => {
-            if (committed) return afterCommit();
-            if (this.loadData && rows.length >= LOAD_DATA_MIN_ROWS)
-              return this.loadRows(connection, table, columns, rows);
-            const { sql, params } = insertStatement({ table, columns, rows });
-            return mysqlWriteResult(await this.execute<ResultSetHeader>(connection, sql, params));
-          },
-          runCommitting: this.mariadb
-            ? async (compound, params) => {
-                if (committed) return afterCommit();
-                await this.execute(connection, compound, params);
-                committed = true;
-              }
-            : undefined,
-        },
-        attempt,
-      );
-      if (!committed) await this.execute(connection, 'COMMIT', [], false);
+      await tx.begin(options.isolation);
+      const result = await work(tx, attempt);
+      await tx.end();
       return result;
     } catch (error) {
-      await this.execute(connection, 'ROLLBACK', [], false).catch(() => (broken = true));
+      broken = !(await tx.rollback());
       throw error;
     } finally {
       // A connection whose rollback failed is in an unknown state: it leaves the pool.
@@ -348,10 +297,6 @@ export class Database implements Sql, OnModuleInit {
   }
 }
 
-function mysqlWriteResult(header: ResultSetHeader): WriteResult {
-  return { insertId: Number(header.insertId ?? 0), affected: Number(header.affectedRows ?? 0) };
-}
-
 function writeResult(result: { raw: unknown; affected?: number | null }): WriteResult {
   const raw = result.raw as { insertId?: number | string } | number | bigint | undefined;
   const insertId = typeof raw === 'object' && raw !== null ? Number(raw.insertId ?? 0) : Number(raw ?? 0);
@@ -360,8 +305,5 @@ function writeResult(result: { raw: unknown; affected?: number | null }): WriteR
 
 /** `YYYY-MM-DD HH:MM:SS.SSS` in UTC, the text TypeORM stores SQLite datetimes as. */
 export const sqliteDateTime = (date: Date): string => date.toISOString().replace('T', ' ').replace('Z', '');
-
-/** A statement after runCommitting would run outside the transaction, in autocommit: refused. */
-const afterCommit = (): Promise<never> => Promise.reject(new Error('The transaction has already committed.'));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
