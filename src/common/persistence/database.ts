@@ -7,7 +7,7 @@ import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import { ApiException } from '../http/api-exception.js';
 import { isRetryableConflict, RetryTransaction } from './database-errors.js';
 import { loadDataStatement, loadDataText } from './load-data.js';
-import { MysqlTransaction, writeResult as writeResultOf } from './mysql-transaction.js';
+import { MysqlTransaction, mysqlWriteResult } from './mysql-transaction.js';
 import { insertStatement } from './rows-insert.js';
 import type { Dialect, Sql, WriteResult } from './sql.js';
 import { statementText, type SqlValue } from './sql-text.js';
@@ -96,7 +96,7 @@ export class Database implements Sql, OnModuleInit {
 
   /** One autocommit write (on a cluster, on the writer node). */
   async run(sql: string, params: readonly SqlValue[] = []): Promise<WriteResult> {
-    if (this.dialect === 'mysql') return writeResultOf(await this.executeOnWriter<ResultSetHeader>(sql, params));
+    if (this.dialect === 'mysql') return mysqlWriteResult(await this.executeOnWriter<ResultSetHeader>(sql, params));
     return this.inTurn(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {

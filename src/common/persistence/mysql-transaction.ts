@@ -76,7 +76,7 @@ export class MysqlTransaction implements Sql {
   async run(sql: string, params: readonly SqlValue[] = []): Promise<WriteResult> {
     if (this.committed) return afterCommit();
     if (!this.started) await this.start();
-    return writeResult(await this.send<ResultSetHeader>(sql, params));
+    return mysqlWriteResult(await this.send<ResultSetHeader>(sql, params));
   }
 
   async insertRows(
@@ -90,13 +90,13 @@ export class MysqlTransaction implements Sql {
       return this.loadRows(table, columns, rows);
     }
     const { sql, params } = insertStatement({ table, columns, rows });
-    if (this.started) return writeResult(await this.send<ResultSetHeader>(sql, params));
+    if (this.started) return mysqlWriteResult(await this.send<ResultSetHeader>(sql, params));
     // LAST_INSERT_ID() is the OK packet's insert id only for rows whose id the server gives: an
     // INSERT that names its ids keeps START TRANSACTION apart. The reset makes a table without an
     // AUTO_INCREMENT column answer 0, as the OK packet does.
     if (!this.compoundStatements || columns.includes('id')) {
       await this.start();
-      return writeResult(await this.send<ResultSetHeader>(sql, params));
+      return mysqlWriteResult(await this.send<ResultSetHeader>(sql, params));
     }
     this.started = true;
     const [[written]] = await this.send<[[{ affected: number | string; insert_id: number | string }], ResultSetHeader]>(
@@ -121,7 +121,7 @@ export class MysqlTransaction implements Sql {
   }
 }
 
-export function writeResult(header: ResultSetHeader): WriteResult {
+export function mysqlWriteResult(header: ResultSetHeader): WriteResult {
   return { insertId: Number(header.insertId ?? 0), affected: Number(header.affectedRows ?? 0) };
 }
 
