@@ -14,6 +14,7 @@ import { statementText, type SqlValue } from './sql-text.js';
 
 export type { Dialect, Sql, WriteResult } from './sql.js';
 export type { SqlValue } from './sql-text.js';
+export { LOAD_DATA_MIN_ROWS } from './load-data.js';
 
 /** Options of one transaction. */
 export interface TransactionOptions {
@@ -39,8 +40,6 @@ interface WriterRouting {
  * saves the PREPARE round trip.
  */
 const MAX_PREPARED_PARAMS = 64;
-
-export { LOAD_DATA_MIN_ROWS } from './load-data.js';
 
 const routesWrites = (pool: unknown): pool is WriterRouting =>
   typeof (pool as Partial<WriterRouting>).getWriterConnection === 'function';

@@ -20,8 +20,9 @@ function recorded(mariadb: boolean, answer: (sql: string) => unknown = () => ({ 
 }
 
 const INSERT = 'INSERT INTO `customers` (`tenant_id`, `email`) VALUES (?, ?)';
-const ENTRY =
-  'BEGIN NOT ATOMIC INSERT INTO activity_log (a) VALUES (?); INSERT INTO events (b) VALUES (?); COMMIT; END';
+/** The last statements of a write, as runTogether hands them over, and the compound statement they go in. */
+const LAST = 'INSERT INTO activity_log (a) VALUES (?); INSERT INTO events (b) VALUES (?); ';
+const ENTRY = `BEGIN NOT ATOMIC ${LAST}COMMIT; END`;
 
 describe('MysqlTransaction on MariaDB', () => {
   it('sends START TRANSACTION with an INSERT of new rows first, and the COMMIT with the last statements: two round trips', async () => {
@@ -33,7 +34,7 @@ describe('MysqlTransaction on MariaDB', () => {
       insertId: 41,
       affected: 1,
     });
-    await tx.runCommitting!(ENTRY, ['x', 'y']);
+    await tx.runCommitting!(LAST, ['x', 'y']);
     await tx.end();
     expect(sent).toEqual([
       [
@@ -94,7 +95,7 @@ describe('MysqlTransaction on MariaDB', () => {
     expect(empty.sent).toEqual([]);
     const lone = recorded(true);
     await lone.tx.begin();
-    await lone.tx.runCommitting!(ENTRY, ['x', 'y']);
+    await lone.tx.runCommitting!(LAST, ['x', 'y']);
     await lone.tx.end();
     expect(lone.statements()).toEqual([ENTRY.replace('BEGIN NOT ATOMIC ', 'BEGIN NOT ATOMIC START TRANSACTION; ')]);
   });
@@ -102,11 +103,11 @@ describe('MysqlTransaction on MariaDB', () => {
   it('refuses a statement once committed: it would run outside the transaction', async () => {
     const { tx, sent } = recorded(true);
     await tx.begin();
-    await tx.runCommitting!(ENTRY, []);
+    await tx.runCommitting!(LAST, []);
     await expect(tx.run('DELETE FROM customers')).rejects.toThrow('The transaction has already committed.');
     await expect(tx.query('SELECT 1')).rejects.toThrow('The transaction has already committed.');
     await expect(tx.insertRows('customers', ['email'], [['d@example.com']])).rejects.toThrow('already committed');
-    await expect(tx.runCommitting!(ENTRY, [])).rejects.toThrow('already committed');
+    await expect(tx.runCommitting!(LAST, [])).rejects.toThrow('already committed');
     expect(sent).toHaveLength(1);
   });
 

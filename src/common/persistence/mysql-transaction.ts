@@ -2,6 +2,7 @@ import type { ResultSetHeader } from 'mysql2';
 import type { Sql, WriteResult } from './sql.js';
 import type { SqlValue } from './sql-text.js';
 import { LOAD_DATA_MIN_ROWS } from './load-data.js';
+import { COMPOUND_BEGIN } from './statement-batch.js';
 import { insertStatement } from './rows-insert.js';
 
 /** Sends one statement on the transaction's connection; `prepared: false` for transaction control. */
@@ -15,7 +16,6 @@ export type LoadRows = (
 ) => Promise<WriteResult>;
 
 const SELECT = /^\s*SELECT\s/i;
-const COMPOUND = 'BEGIN NOT ATOMIC ';
 
 /**
  * The statements of one transaction on one MySQL/MariaDB connection. On MariaDB its
@@ -27,7 +27,7 @@ const COMPOUND = 'BEGIN NOT ATOMIC ';
  */
 export class MysqlTransaction implements Sql {
   readonly dialect = 'mysql';
-  readonly runCommitting?: (compound: string, params: readonly SqlValue[]) => Promise<void>;
+  readonly runCommitting?: (statements: string, params: readonly SqlValue[]) => Promise<void>;
   private started = false;
   private committed = false;
 
@@ -37,7 +37,7 @@ export class MysqlTransaction implements Sql {
     readonly compoundStatements: boolean,
     private readonly loadRows: LoadRows | undefined,
   ) {
-    if (compoundStatements) this.runCommitting = (compound, params) => this.commitWith(compound, params);
+    if (compoundStatements) this.runCommitting = (statements, params) => this.commitWith(statements, params);
   }
 
   /** READ COMMITTED applies to the next transaction: it is started at once, so no later one inherits it. */
@@ -62,14 +62,11 @@ export class MysqlTransaction implements Sql {
 
   async query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     if (this.committed) return afterCommit();
-    if (!this.started) {
-      if (this.compoundStatements && SELECT.test(sql)) {
-        this.started = true;
-        const [rows] = await this.send<[T[], ResultSetHeader]>(`${COMPOUND}START TRANSACTION; ${sql}; END`, params);
-        return rows;
-      }
-      await this.start();
+    if (!this.started && this.compoundStatements && SELECT.test(sql)) {
+      const [rows] = await this.sendStarting<[T[], ResultSetHeader]>(`${sql}; `, params);
+      return rows;
     }
+    if (!this.started) await this.start();
     return this.send<T[]>(sql, params);
   }
 
@@ -90,33 +87,33 @@ export class MysqlTransaction implements Sql {
       return this.loadRows(table, columns, rows);
     }
     const { sql, params } = insertStatement({ table, columns, rows });
-    if (this.started) return mysqlWriteResult(await this.send<ResultSetHeader>(sql, params));
     // LAST_INSERT_ID() is the OK packet's insert id only for rows whose id the server gives: an
     // INSERT that names its ids keeps START TRANSACTION apart. The reset makes a table without an
     // AUTO_INCREMENT column answer 0, as the OK packet does.
-    if (!this.compoundStatements || columns.includes('id')) {
-      await this.start();
-      return mysqlWriteResult(await this.send<ResultSetHeader>(sql, params));
-    }
-    this.started = true;
-    const [[written]] = await this.send<[[{ affected: number | string; insert_id: number | string }], ResultSetHeader]>(
-      `${COMPOUND}START TRANSACTION; DO LAST_INSERT_ID(0); ${sql}; SELECT ROW_COUNT() AS affected, LAST_INSERT_ID() AS insert_id; END`,
-      params,
-    );
+    if (this.started || !this.compoundStatements || columns.includes('id')) return this.run(sql, params);
+    const [[written]] = await this.sendStarting<
+      [[{ affected: number | string; insert_id: number | string }], ResultSetHeader]
+    >(`DO LAST_INSERT_ID(0); ${sql}; SELECT ROW_COUNT() AS affected, LAST_INSERT_ID() AS insert_id; `, params);
     return { insertId: Number(written.insert_id), affected: Number(written.affected) };
   }
 
+  /** Callers test `started` first, so that a statement of a started transaction awaits nothing more. */
   private async start(): Promise<void> {
     this.started = true;
     await this.send('START TRANSACTION', [], false);
   }
 
-  private async commitWith(compound: string, params: readonly SqlValue[]): Promise<void> {
-    if (this.committed) return afterCommit();
-    if (!compound.startsWith(COMPOUND)) throw new Error('runCommitting takes a compound statement');
-    const text = this.started ? compound : `${COMPOUND}START TRANSACTION; ${compound.slice(COMPOUND.length)}`;
+  /** `statements` (each ending in `; `) as the transaction's first round trip, START TRANSACTION first. */
+  private sendStarting<T>(statements: string, params: readonly SqlValue[]): Promise<T> {
     this.started = true;
-    await this.send(text, params);
+    return this.send<T>(`${COMPOUND_BEGIN}START TRANSACTION; ${statements}END`, params);
+  }
+
+  private async commitWith(statements: string, params: readonly SqlValue[]): Promise<void> {
+    if (this.committed) return afterCommit();
+    const start = this.started ? '' : 'START TRANSACTION; ';
+    this.started = true;
+    await this.send(`${COMPOUND_BEGIN}${start}${statements}COMMIT; END`, params);
     this.committed = true;
   }
 }

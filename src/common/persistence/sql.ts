@@ -22,8 +22,9 @@ export interface Sql {
   /** MariaDB in a transaction: several statements may go as one `BEGIN NOT ATOMIC … END` (runTogether). */
   readonly compoundStatements?: boolean;
   /**
-   * MariaDB in a transaction: runs a compound statement that ends in `COMMIT` (runTogether's `last`
-   * statements). The transaction then sends no COMMIT of its own and takes no further statement.
+   * MariaDB in a transaction: runs `statements` (each ending in `; `) and the COMMIT as one compound
+   * statement (runTogether's `last` statements). The transaction then sends no COMMIT of its own
+   * and takes no further statement.
    */
-  runCommitting?(compound: string, params: readonly SqlValue[]): Promise<void>;
+  runCommitting?(statements: string, params: readonly SqlValue[]): Promise<void>;
 }

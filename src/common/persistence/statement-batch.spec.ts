@@ -15,8 +15,8 @@ function recordingSql(
     committing,
     // MariaDB's transaction can end inside a compound statement; elsewhere the method is missing.
     runCommitting: compoundStatements
-      ? async (compound: string, params: readonly SqlValue[]) => {
-          committing.push([compound, params]);
+      ? async (statements: string, params: readonly SqlValue[]) => {
+          committing.push([`BEGIN NOT ATOMIC ${statements}COMMIT; END`, params]);
         }
       : undefined,
     query: async () => [],
