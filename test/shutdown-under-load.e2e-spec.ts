@@ -36,7 +36,21 @@ interface Service {
   requestLines: () => { url: string; status: number }[];
 }
 
+/**
+ * The service on a port it holds. A port picked by freePort is free only until someone takes it:
+ * the suite's other workers open listeners all the time, so the service may find it taken (and
+ * exit), and until the service says it listens (fastify's line), whatever answers there may be another's.
+ */
 async function startService(): Promise<Service> {
+  for (let attempt = 1; ; attempt++) {
+    const service = await spawnService();
+    if (service) return service;
+    if (attempt === 3) throw new Error('the service found its port taken three times');
+  }
+}
+
+/** The service, or undefined when it exited because its port was taken before it could listen. */
+async function spawnService(): Promise<Service | undefined> {
   const port = await freePort();
   const db = await freshDatabaseUrl();
   const child = spawn(
@@ -53,11 +67,16 @@ async function startService(): Promise<Service> {
         AUTH_RATE_LIMIT_PER_MINUTE: '1000000',
         LOG_LEVEL: 'info',
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   let stdout = '';
+  let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    process.stderr.write(chunk);
+  });
   const requestLines = () =>
     stdout
       .split('\n')
@@ -66,12 +85,16 @@ async function startService(): Promise<Service> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
-  for (let waited = 0; ; waited += 100) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before it served`);
-    if ((await send({ port, path: '/api/db/test', agent: false })).status === 200) break;
-    if (waited > 60_000) throw new Error('the service did not answer within 60 s');
+  for (let waited = 0; !stdout.includes(`"Server listening at http://127.0.0.1:${port}"`); waited += 100) {
+    if (child.exitCode !== null) {
+      await db.drop();
+      if (stderr.includes('EADDRINUSE')) return undefined;
+      throw new Error(`the service exited with ${child.exitCode} before it served`);
+    }
+    if (waited > 60_000) throw new Error('the service did not listen within 60 s');
     await new Promise((r) => setTimeout(r, 100));
   }
+  expect((await send({ port, path: '/api/db/test', agent: false })).status).toBe(200);
   return { port, child, exited, drop: db.drop, requestLines };
 }
 
