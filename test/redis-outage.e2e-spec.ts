@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { createApp } from '../src/app.factory.js';
 import { loadConfig } from '../src/common/config/app-config.js';
+import { freeFixedPort } from './support/free-port.js';
 import { freshDatabaseUrl } from './support/test-database.js';
 
 /**
@@ -12,14 +12,6 @@ import { freshDatabaseUrl } from './support/test-database.js';
  * redis-server binary, and runs only where REDIS_URL says the machine has Redis (CI), so that a
  * plain `npm test` starts no servers.
  */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 function startRedis(port: number): Promise<ChildProcess> {
   const redis = spawn(
     'redis-server',
@@ -50,7 +42,7 @@ describe('rate limiting through a Redis outage', () => {
   const warnings: string[] = [];
 
   beforeAll(async () => {
-    port = await freePort();
+    port = await freeFixedPort();
     redis = await startRedis(port);
     const db = await freshDatabaseUrl();
     drop = db.drop;

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { Agent, request as httpRequest, type RequestOptions } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN } from './support/auth.js';
 import { planBody } from './support/marketing-factories.js';
+import { freeFixedPort } from './support/free-port.js';
 import { freshDatabaseUrl } from './support/test-database.js';
 
 /**
@@ -19,14 +19,6 @@ import { freshDatabaseUrl } from './support/test-database.js';
  */
 const EXIT_TARGET_MS = 5_000;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 interface Service {
   port: number;
   child: ChildProcess;
@@ -37,9 +29,9 @@ interface Service {
 }
 
 /**
- * The service on a port it holds. A port picked by freePort is free only until someone takes it:
- * the suite's other workers open listeners all the time, so the service may find it taken (and
- * exit), and until the service says it listens (fastify's line), whatever answers there may be another's.
+ * The service on a port it holds. freeFixedPort's port is outside what the kernel hands out, but a
+ * server that names it could still take it first: the service then exits, and another port is
+ * tried. Until the service says it listens (fastify's line), whatever answers there may be another's.
  */
 async function startService(): Promise<Service> {
   for (let attempt = 1; ; attempt++) {
@@ -51,7 +43,7 @@ async function startService(): Promise<Service> {
 
 /** The service, or undefined when it exited because its port was taken before it could listen. */
 async function spawnService(): Promise<Service | undefined> {
-  const port = await freePort();
+  const port = await freeFixedPort();
   const db = await freshDatabaseUrl();
   const child = spawn(
     process.execPath,
