@@ -21,10 +21,14 @@ function startRedis(port: number): Promise<ChildProcess> {
     },
   );
   return new Promise((resolve, reject) => {
+    let output = '';
     redis.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('Ready to accept connections')) resolve(redis);
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) resolve(redis);
     });
     redis.on('error', reject);
+    // Its port taken, redis-server exits: said at once rather than after the hook's timeout.
+    redis.once('exit', (code) => reject(new Error(`redis-server on port ${port} exited (${code}): ${output.trim()}`)));
   });
 }
 

@@ -11,7 +11,8 @@ function ephemeralRangeStart(): number {
   }
 }
 
-const isFree = (port: number) =>
+/** Whether a server could listen on 127.0.0.1:`port` now. */
+export const portFree = (port: number) =>
   new Promise<boolean>((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
@@ -30,7 +31,7 @@ export async function freeFixedPort(): Promise<number> {
   const bottom = Math.max(1_024, top - 2_000);
   for (let tries = 0; tries < 50; tries++) {
     const port = bottom + Math.floor(Math.random() * (top - bottom + 1));
-    if (await isFree(port)) return port;
+    if (await portFree(port)) return port;
   }
   throw new Error(`no free port between ${bottom} and ${top}`);
 }

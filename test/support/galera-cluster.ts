@@ -35,10 +35,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createConnection, createPool, type Connection, type Pool } from 'mysql2/promise';
+import { portFree } from './free-port.js';
 
 export interface GaleraNode {
   /** 1-based: node 1 is the one that bootstrapped the cluster. */
@@ -654,14 +654,6 @@ async function freePorts(start: number, count: number): Promise<number[]> {
   }
   for (const p of ports) portsInUse.add(p);
   return ports;
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
-  });
 }
 
 async function readStatus(node: GaleraNode): Promise<Status> {

@@ -63,7 +63,7 @@ export class MysqlTransaction implements Sql {
   async query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     if (this.committed) return afterCommit();
     if (!this.started && this.compoundStatements && SELECT.test(sql)) {
-      const [rows] = await this.sendStarting<[T[], ResultSetHeader]>(`${sql}; `, params);
+      const [rows] = await this.sendCompound<[T[], ResultSetHeader]>(`${sql}; `, params);
       return rows;
     }
     if (!this.started) await this.start();
@@ -91,7 +91,7 @@ export class MysqlTransaction implements Sql {
     // INSERT that names its ids keeps START TRANSACTION apart. The reset makes a table without an
     // AUTO_INCREMENT column answer 0, as the OK packet does.
     if (this.started || !this.compoundStatements || columns.includes('id')) return this.run(sql, params);
-    const [[written]] = await this.sendStarting<
+    const [[written]] = await this.sendCompound<
       [[{ affected: number | string; insert_id: number | string }], ResultSetHeader]
     >(`DO LAST_INSERT_ID(0); ${sql}; SELECT ROW_COUNT() AS affected, LAST_INSERT_ID() AS insert_id; `, params);
     return { insertId: Number(written.insert_id), affected: Number(written.affected) };
@@ -103,17 +103,16 @@ export class MysqlTransaction implements Sql {
     await this.send('START TRANSACTION', [], false);
   }
 
-  /** `statements` (each ending in `; `) as the transaction's first round trip, START TRANSACTION first. */
-  private sendStarting<T>(statements: string, params: readonly SqlValue[]): Promise<T> {
+  /** `statements` (each ending in `; `) as one compound statement, led by START TRANSACTION when this is the first round trip. */
+  private sendCompound<T>(statements: string, params: readonly SqlValue[]): Promise<T> {
+    const start = this.started ? '' : 'START TRANSACTION; ';
     this.started = true;
-    return this.send<T>(`${COMPOUND_BEGIN}START TRANSACTION; ${statements}END`, params);
+    return this.send<T>(`${COMPOUND_BEGIN}${start}${statements}END`, params);
   }
 
   private async commitWith(statements: string, params: readonly SqlValue[]): Promise<void> {
     if (this.committed) return afterCommit();
-    const start = this.started ? '' : 'START TRANSACTION; ';
-    this.started = true;
-    await this.send(`${COMPOUND_BEGIN}${start}${statements}COMMIT; END`, params);
+    await this.sendCompound(`${statements}COMMIT; `, params);
     this.committed = true;
   }
 }
