@@ -1,4 +1,8 @@
+import type { Pool, PoolConnection } from 'mysql2';
+import { DataSource } from 'typeorm';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import { Database, type Sql } from '../src/common/persistence/database.js';
+import { executePrepared, PREPARED_PER_CONNECTION } from '../src/common/persistence/prepared-statements.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -58,6 +62,56 @@ describe('statements on MariaDB: prepared up to 64 parameters, sent as text beyo
       expect(rows).toHaveLength(15);
       expect(rows[0]).toEqual({ id: 1, text: values[0], moment: values[1], nothing: null, yes: 1 });
       for (const row of rows.slice(1)) expect({ ...row, id: 1 }).toEqual(rows[0]);
+    });
+  });
+
+  describe('kept per connection', () => {
+    let connection: PoolConnection;
+    beforeAll(async () => {
+      const pool = (t.app.get(DataSource).driver as MysqlDriver).pool as Pool;
+      connection = await new Promise((resolve, reject) =>
+        pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
+      );
+    });
+    afterAll(() => connection.release());
+
+    const run = <T>(sql: string, values: unknown[]) =>
+      new Promise<T>((resolve, reject) =>
+        executePrepared(connection, sql, values, (error, rows) => (error ? reject(error) : resolve(rows as T))),
+      );
+    const preparedSoFar = async () =>
+      Number(
+        (
+          await run<{ n: string }[]>(
+            "SELECT VARIABLE_VALUE AS n FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'COM_STMT_PREPARE'",
+            [],
+          )
+        )[0].n,
+      );
+
+    it('prepares a statement once and runs it again with other values', async () => {
+      await preparedSoFar();
+      const before = await preparedSoFar();
+      for (const n of [1, 2, 3]) expect(await run<{ n: number }[]>('SELECT ? * 2 AS n', [n])).toEqual([{ n: n * 2 }]);
+      expect(await preparedSoFar()).toBe(before + 1);
+    });
+
+    it('prepares it again when the server no longer knows it (mysql2 closed it), and answers', async () => {
+      const sql = 'SELECT ? + 100 AS n';
+      expect(await run<{ n: number }[]>(sql, [1])).toEqual([{ n: 101 }]);
+      connection.unprepare(sql); // closes the statement on the server behind the kept handle
+      const before = await preparedSoFar();
+      expect(await run<{ n: number }[]>(sql, [2])).toEqual([{ n: 102 }]);
+      expect(await preparedSoFar()).toBe(before + 1);
+    });
+
+    it('answers statements beyond those it keeps, and a failing statement fails with the server error', async () => {
+      for (let i = 0; i <= PREPARED_PER_CONNECTION; i++) {
+        expect(await run<{ n: number }[]>(`SELECT ? + ${i} AS n`, [1])).toEqual([{ n: 1 + i }]);
+      }
+      await expect(run('SELECT * FROM no_such_table WHERE id = ?', [1])).rejects.toMatchObject({
+        code: 'ER_NO_SUCH_TABLE',
+      });
     });
   });
 });

@@ -1,5 +1,6 @@
 import mysql2, { type Pool, type PoolCluster, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { DatabaseHost } from '../common/config/app-config.js';
+import { executePrepared } from '../common/persistence/prepared-statements.js';
 
 /**
  * On a MariaDB Galera cluster every session waits, before each read, until its node has applied
@@ -170,7 +171,7 @@ export class FailoverPool {
     callback: (error: Error | null, result: unknown) => void,
   ): void {
     if (error) return callback(error, undefined);
-    connection.execute(sql, values as never, (failure, result) => {
+    executePrepared(connection, sql, values, (failure, result) => {
       connection.release();
       callback(failure, result);
     });

@@ -8,6 +8,7 @@ import { ApiException } from '../http/api-exception.js';
 import { isRetryableConflict, RetryTransaction } from './database-errors.js';
 import { loadDataStatement, loadDataText } from './load-data.js';
 import { MysqlTransaction, mysqlWriteResult } from './mysql-transaction.js';
+import { executePrepared, executePreparedOnPool, isConnectionSource } from './prepared-statements.js';
 import { insertStatement } from './rows-insert.js';
 import type { Dialect, Sql, WriteResult } from './sql.js';
 import { statementText, type SqlValue } from './sql-text.js';
@@ -56,7 +57,7 @@ export const CONFLICT_RETRY_AFTER_SECONDS = 1;
  * retried from their start when the database resolves a conflict by aborting them (a deadlock, a
  * lock-wait timeout, or a Galera certification failure); when the attempts run out the answer is 503.
  *
- * MySQL/MariaDB: prepared statements (mysql2 `execute`, cached per connection) on the data source's
+ * MySQL/MariaDB: prepared statements (prepared once per connection: prepared-statements.ts) on the data source's
  * own pool: TypeORM's query runner wraps each statement in promises, events and copies that cost
  * more than the statement itself on a cheap request (docs/performance.md). Every statement still
  * goes through the data source's logger.
@@ -206,7 +207,8 @@ export class Database implements Sql, OnModuleInit {
       const done = (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result as T));
       if (!prepared) on.query(sql, done);
       else if (params.length > MAX_PREPARED_PARAMS) on.query(statementText(sql, params), done);
-      else on.execute(sql, params as SqlValue[], done);
+      else if (isConnectionSource(on)) executePreparedOnPool(on, sql, params, done);
+      else executePrepared(on, sql, params, done);
     });
   }
 
