@@ -73,6 +73,10 @@ const WHOLE_SPECS = {
     what: 'prepared and text statements on MariaDB',
     needs: requirements.mysql,
   },
+  'test/transaction-commit.e2e-spec.ts': {
+    what: "a write's COMMIT sent with its last statements on MariaDB",
+    needs: requirements.mysql,
+  },
   'test/redis-outage.e2e-spec.ts': { what: 'rate limiting through a Redis outage', needs: requirements.redisServer },
   'test/docs-browser.e2e-spec.ts': { what: '/api/docs in a browser', needs: requirements.chromium },
 };
