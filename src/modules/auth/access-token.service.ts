@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { Database, type Sql } from '../../common/persistence/database.js';
 import { toDate } from '../../common/http/serialize.js';
 import { tenantStateOf, tenantStateSelectList } from '../../common/usage/tenant-limits.js';
-import { hashToken, tokenMatches } from './token-hash.js';
+import { digestMatches, hashToken, tokenDigest } from './token-hash.js';
 import { UserAccessReader } from './user-access.reader.js';
 
 export interface AccessTokenClaims {
@@ -92,11 +92,15 @@ export class AccessTokenService {
    * The caller behind a signature-checked token, or null when its row is gone, expired or its owner
    * locked out: one query for token, user and tenant; permissions from the per-version cache.
    */
-  async authenticate(token: string, claims: AccessTokenClaims): Promise<AuthUser | null> {
+  async authenticate(
+    token: string,
+    claims: AccessTokenClaims,
+    digest: Buffer = tokenDigest(token),
+  ): Promise<AuthUser | null> {
     const tokenId = Number(claims.jti);
     if (!Number.isSafeInteger(tokenId) || tokenId < 1) return null;
     const [row] = await this.db.query<TokenOwnerRow>(TOKEN_OWNER_SQL, [USER_MODEL_TYPE, tokenId]);
-    if (!row || !tokenMatches(token, row.token_hash)) return null;
+    if (!row || !digestMatches(digest, row.token_hash)) return null;
     if (!Number(row.user_active) || !Number(row.tenant_active)) return null;
     const expiresAt = toDate(row.expires_at);
     if (expiresAt && expiresAt.getTime() <= Date.now()) return null;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { Strategy } from 'passport-jwt';
 import type { AuthUser } from '../../common/auth/auth-user.js';
@@ -38,6 +39,11 @@ describe('JwtStrategy', () => {
     await expect(attempt(strategy, token)).resolves.toEqual({ outcome: 'success', value: user });
     expect(verifier).toHaveBeenCalledTimes(1);
     expect(tokens.authenticate).toHaveBeenCalledTimes(2);
+    // Both times with the token's SHA-256, which the row's hash is compared with.
+    const digest = createHash('sha256').update(token).digest();
+    for (const call of tokens.authenticate.mock.calls as unknown[][]) {
+      expect(call).toEqual([token, expect.objectContaining({ jti: '5' }), digest]);
+    }
 
     rowValid = false; // logged out: the row is gone
     await expect(attempt(strategy, token)).resolves.toEqual({ outcome: 'fail' });
