@@ -115,10 +115,12 @@ export abstract class TableGateway<E extends { id: number }> {
 
   async findById(id: number, options: { lock?: RowLock } = {}): Promise<E | undefined> {
     const scope = this.scope();
-    const [row] = await this.sql.query<Record<string, unknown>>(
-      `SELECT ${this.spec.selectList(this.t)} FROM ${this.t} WHERE ${this.t}.id = ? AND ${scope.sql}${this.lock(options)}`,
-      [id, ...scope.params],
+    const lock = this.lock(options);
+    const sql = this.spec.statements.of(
+      `id|${scope.sql}|${lock}`,
+      () => `SELECT ${this.spec.selectList(this.t)} FROM ${this.t} WHERE ${this.t}.id = ? AND ${scope.sql}${lock}`,
     );
+    const [row] = await this.sql.query<Record<string, unknown>>(sql, [id, ...scope.params]);
     return row && this.spec.normalize(row);
   }
 
@@ -201,10 +203,16 @@ export abstract class TableGateway<E extends { id: number }> {
     const hint = this.indexHint(sort.field, filtered);
     const total = request.withTotal ? await this.countWhere(where) : undefined;
     if (request.after) where.push(keysetCondition(column, id, sort, request.after));
-    const rows = await this.sql.query<Record<string, unknown>>(
-      `SELECT ${this.spec.selectList(this.t)} FROM ${this.t}${hint}
-        WHERE ${where.map((c) => c.sql).join(' AND ')}
+    const whereSql = where.map((c) => c.sql).join(' AND ');
+    const sql = this.spec.statements.of(
+      `page|${hint}|${whereSql}|${sort.field}|${sort.direction}|${request.limit}`,
+      () =>
+        `SELECT ${this.spec.selectList(this.t)} FROM ${this.t}${hint}
+        WHERE ${whereSql}
         ORDER BY ${keysetOrder(column, id, sort)} LIMIT ${request.limit + 1}`,
+    );
+    const rows = await this.sql.query<Record<string, unknown>>(
+      sql,
       where.flatMap((c) => c.params),
     );
     return pageOf(

@@ -2,6 +2,7 @@ import type { DataSource, EntityMetadata, ObjectLiteral } from 'typeorm';
 import { toDate } from '../http/serialize.js';
 import { sortKeyOf, sortKeysOf } from './sort-key.js';
 import { internalColumnsOf } from './version-counter.js';
+import { StatementTexts } from './statement-texts.js';
 
 type Normalize = (value: unknown) => unknown;
 
@@ -35,6 +36,8 @@ export class TableSpec<E extends ObjectLiteral> {
   readonly loggedColumns: readonly string[];
   /** Every column but the id, in the order an INSERT names them. */
   readonly insertColumns: readonly string[];
+  /** This table's statement texts that the request path composes, kept by shape. */
+  readonly statements = new StatementTexts();
   private readonly logged: ReadonlySet<string>;
   private readonly normalizers: readonly [string, Normalize | undefined][];
   private readonly columnSet: ReadonlySet<string>;
