@@ -136,6 +136,20 @@ describe('conditional requests (ETag, If-None-Match, If-Match)', () => {
     for (const name of ['etag', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'x-ratelimit-limit']) {
       expect(exposed).toContain(name);
     }
+    // Every rate-limit field an answer carries, the login limiter's included, is readable by a script.
+    const login = await t.http
+      .post('/api/login')
+      .set('Origin', 'https://client.example')
+      .send({ email: 'nobody@example.com', password: 'wrong-password', device_name: 'cors' });
+    const loginExposed = String(login.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
+    const limitFields = [res, login].flatMap((answer) =>
+      Object.keys(answer.headers).filter((name) => /^(x-ratelimit-|ratelimit|retry-after)/.test(name)),
+    );
+    expect(limitFields).toEqual(expect.arrayContaining(['x-ratelimit-reset', 'x-ratelimit-limit-auth']));
+    for (const name of limitFields) {
+      expect(exposed).toContain(name);
+      expect(loginExposed).toContain(name);
+    }
     const preflight = await t.http
       .options('/api/marketing-programs/1')
       .set('Origin', 'https://client.example')
