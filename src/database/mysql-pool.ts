@@ -1,6 +1,6 @@
 import mysql2, { type Pool, type PoolCluster, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { DatabaseHost } from '../common/config/app-config.js';
-import { executePrepared } from '../common/persistence/prepared-statements.js';
+import { executePreparedOnPool } from '../common/persistence/prepared-statements.js';
 
 /**
  * On a MariaDB Galera cluster every session waits, before each read, until its node has applied
@@ -83,13 +83,9 @@ export class FailoverPool {
     );
   }
 
-  execute(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void {
-    this.getConnection((error, connection) => this.executeOn(error, connection, sql, values, callback));
-  }
-
   /** One autocommit write, on the writer node. */
   executeOnWriter(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void {
-    this.getWriterConnection((error, connection) => this.executeOn(error, connection, sql, values, callback));
+    executePreparedOnPool({ getConnection: (take) => this.getWriterConnection(take) }, sql, values, callback);
   }
 
   query(sql: string, callback: (error: Error | null, result: unknown) => void): void {
@@ -158,20 +154,6 @@ export class FailoverPool {
   ): void {
     if (error) return callback(error, undefined);
     connection.query(sql, (failure, result) => {
-      connection.release();
-      callback(failure, result);
-    });
-  }
-
-  private executeOn(
-    error: Error | null,
-    connection: PoolConnection,
-    sql: string,
-    values: unknown[],
-    callback: (error: Error | null, result: unknown) => void,
-  ): void {
-    if (error) return callback(error, undefined);
-    executePrepared(connection, sql, values, (failure, result) => {
       connection.release();
       callback(failure, result);
     });

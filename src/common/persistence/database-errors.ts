@@ -96,6 +96,11 @@ export class RetryTransaction extends Error {
   }
 }
 
+/** The server's error number of a driver error (or TypeORM's wrapping of one). */
+export function errnoOf(error: unknown): number | undefined {
+  return driverErrorOf(error)?.errno;
+}
+
 /** A transaction the database aborted because of a concurrent one (never a client's mistake). */
 export function isRetryableConflict(error: unknown): boolean {
   const e = driverErrorOf(error);

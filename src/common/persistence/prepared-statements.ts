@@ -1,4 +1,5 @@
 import type { PoolConnection, PrepareStatementInfo } from 'mysql2';
+import { errnoOf } from './database-errors.js';
 
 type Callback = (error: Error | null, result: unknown) => void;
 
@@ -28,7 +29,7 @@ export function executePrepared(
   const statement = statements.get(sql);
   if (statement) {
     statement.execute(values as never, (error, result) => {
-      if ((error as { errno?: number } | null)?.errno !== ER_UNKNOWN_STMT_HANDLER) return callback(error, result);
+      if (errnoOf(error) !== ER_UNKNOWN_STMT_HANDLER) return callback(error, result);
       statements.delete(sql);
       prepareAndRun(connection, statements, sql, values, callback);
     });
@@ -73,7 +74,7 @@ export function executePreparedOnPool(
   pool.getConnection((error, connection) => {
     if (error) return callback(error, undefined);
     executePrepared(connection, sql, values, (failure, result) => {
-      if (READ_ONLY_ERRORS.has((failure as { errno?: number } | null)?.errno ?? 0)) connection.destroy();
+      if (READ_ONLY_ERRORS.has(errnoOf(failure) ?? 0)) connection.destroy();
       else connection.release();
       callback(failure, result);
     });
