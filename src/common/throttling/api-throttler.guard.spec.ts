@@ -1,6 +1,13 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { SkipThrottle, Throttle, ThrottlerException, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import {
+  SkipThrottle,
+  Throttle,
+  ThrottlerException,
+  type ThrottlerModuleOptions,
+  type ThrottlerOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import { ApiThrottlerGuard } from './api-throttler.guard.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
@@ -36,9 +43,9 @@ describe('ApiThrottlerGuard', () => {
   beforeAll(() => guard.onModuleInit());
   afterAll(() => storage.close());
 
-  it('counts each request against the caller and sets both header sets', async () => {
+  it('counts each request against the caller and sets both header sets, without a promise while counting in process', () => {
     const { context, headers } = contextFor('plain', 1);
-    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(guard.canActivate(context)).toBe(true);
     expect(headers).toMatchObject({
       'x-ratelimit-limit': 3,
       'x-ratelimit-remaining': 2,
@@ -47,32 +54,77 @@ describe('ApiThrottlerGuard', () => {
     });
   });
 
-  it('honours @SkipThrottle and @Throttle on the route, read once per route', async () => {
+  it('honours @SkipThrottle and @Throttle on the route, read once per route', () => {
     const skipped = contextFor('skipped', 2);
-    await guard.canActivate(skipped.context);
+    guard.canActivate(skipped.context);
     expect(skipped.headers['x-ratelimit-limit']).toBeUndefined();
 
-    for (let i = 0; i < 2; i++) await guard.canActivate(contextFor('strict', 3).context);
+    for (let i = 0; i < 2; i++) guard.canActivate(contextFor('strict', 3).context);
     const third = contextFor('strict', 3);
-    await expect(guard.canActivate(third.context)).rejects.toBeInstanceOf(ThrottlerException);
+    expect(() => guard.canActivate(third.context)).toThrow(ThrottlerException);
     expect(third.headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'retry-after': '60' });
   });
 
-  it('refuses a limit computed per request instead of applying another', async () => {
-    await expect(guard.canActivate(contextFor('computed', 4).context)).rejects.toThrow(
+  it('refuses a limit computed per request instead of applying another', () => {
+    expect(() => guard.canActivate(contextFor('computed', 4).context)).toThrow(
       'The "limit" of the "default" throttler must be a number',
     );
   });
 
-  it('refuses settings it does not apply rather than ignoring them', async () => {
+  it('refuses settings it does not apply rather than ignoring them', () => {
     for (const extra of [{ ignoreUserAgents: [/bot/] }, { setHeaders: false }]) {
       const other = new ApiThrottlerGuard(
         { throttlers: [{ name: 'default', ttl: 60_000, limit: 3, ...extra }], storage },
         storage,
         new Reflector(),
       );
-      await other.onModuleInit();
-      await expect(other.canActivate(contextFor('plain', 5).context)).rejects.toThrow('throttler');
+      other.onModuleInit();
+      expect(() => other.canActivate(contextFor('plain', 5).context)).toThrow('throttler');
     }
+  });
+});
+
+describe('ApiThrottlerGuard with counters that answer later', () => {
+  /** A storage whose counts arrive through a promise, as Redis's do. */
+  class LaterStorage implements ThrottlerStorage {
+    readonly counters = new MemoryThrottlerStorage();
+    readonly keys: string[] = [];
+    increment(key: string, ttl: number, limit: number) {
+      this.keys.push(key);
+      return Promise.resolve(this.counters.count(key, ttl, limit));
+    }
+  }
+
+  const guardOn = (storage: ThrottlerStorage, getTracker?: ThrottlerOptions['getTracker']) => {
+    const throttlers: ThrottlerOptions[] = [{ name: 'default', ttl: 60_000, limit: 2, getTracker }];
+    const guard = new ApiThrottlerGuard({ throttlers, storage }, storage, new Reflector());
+    guard.onModuleInit();
+    return guard;
+  };
+
+  it('counts through the promise and sets the same headers; the spent budget is a rejected 429', async () => {
+    const storage = new LaterStorage();
+    const guard = guardOn(storage);
+    const first = contextFor('plain', 8);
+    const answer = guard.canActivate(first.context);
+    expect(answer).toBeInstanceOf(Promise);
+    await expect(answer).resolves.toBe(true);
+    expect(first.headers).toMatchObject({ 'x-ratelimit-limit': 2, 'x-ratelimit-remaining': 1 });
+    await guard.canActivate(contextFor('plain', 8).context);
+    const third = contextFor('plain', 8);
+    await expect(guard.canActivate(third.context)).rejects.toBeInstanceOf(ThrottlerException);
+    expect(third.headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'retry-after': '60' });
+    expect(storage.keys).toEqual(['default:user:8', 'default:user:8', 'default:user:8']);
+    storage.counters.close();
+  });
+
+  it("waits for a route's tracker that answers with a promise, even with counters in process", async () => {
+    const storage = new MemoryThrottlerStorage();
+    const guard = guardOn(storage, async () => 'tenant:42');
+    const { context, headers } = contextFor('plain', 9);
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(headers['x-ratelimit-remaining']).toBe(1);
+    expect(storage.peek('default:tenant:42')).toBe(1);
+    storage.close();
   });
 });

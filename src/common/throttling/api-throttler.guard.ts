@@ -1,12 +1,14 @@
-import { Injectable, type ExecutionContext } from '@nestjs/common';
-import type { Reflector } from '@nestjs/core';
+import { Injectable, type CanActivate, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import {
-  ThrottlerGuard,
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerException,
   type ThrottlerGenerateKeyFunction,
   type ThrottlerGetTrackerFunction,
-  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
   type ThrottlerOptions,
-  type ThrottlerRequest,
+  type ThrottlerStorage,
 } from '@nestjs/throttler';
 import {
   THROTTLER_BLOCK_DURATION,
@@ -17,6 +19,7 @@ import {
   THROTTLER_TTL,
 } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 /** One limit as it stands for a request: its quota and window, what is left, and when it resets (seconds). */
 export interface LimitState {
@@ -58,88 +61,108 @@ const remainingItem = (state: LimitState) =>
 
 /** A throttler as it applies to one route: its decorators' overrides merged with the module's settings. */
 interface RoutePlan {
-  throttler: ThrottlerOptions;
+  name: string;
+  skipIf: ThrottlerOptions['skipIf'];
   skipped: boolean;
   limit: number;
   ttl: number;
   blockDuration: number;
   getTracker: ThrottlerGetTrackerFunction;
   generateKey: ThrottlerGenerateKeyFunction;
+  /** Its answer headers' names (`x-ratelimit-limit`, or `x-ratelimit-limit-auth` for the "auth" throttler). */
+  headers: { limit: string; remaining: string; reset: string; retryAfter: string };
 }
+
+type LimitRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
  * The global rate limiter (API-CONVENTIONS §9): one budget per user across every route,
  * per IP when anonymous, with the limit headers on every answer, 429s included. It runs after
  * AuthenticationGuard, so the caller is already known (the token is verified once per request).
  *
- * The base class reads each throttler's route metadata (skip, limit, ttl, block duration, tracker,
- * key) on every request; here it is read once per route and kept (docs/performance.md). Limits are
- * numbers: a limit computed per request, which @nestjs/throttler also allows, is refused at the
- * route's first request, as are `ignoreUserAgents` and `setHeaders: false`, which it does not apply.
+ * It applies @nestjs/throttler's module options and route decorators (@Throttle, @SkipThrottle) to
+ * the module's storage, as ThrottlerGuard does, with two differences (docs/performance.md): a route's
+ * settings are read once and kept, and while the counters are in this process (no Redis) and the
+ * tracker answers at once, a request is counted without a promise (the guard answers `true`
+ * synchronously, as Nest lets a guard do). Limits are numbers: a limit computed per request, which
+ * @nestjs/throttler also allows, is refused at the route's first request, as are `ignoreUserAgents`
+ * and `setHeaders: false`, which it does not apply.
  */
 @Injectable()
-export class ApiThrottlerGuard extends ThrottlerGuard {
+export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
   private readonly plans = new WeakMap<object, RoutePlan[]>();
+  private throttlers: ThrottlerOptions[] = [];
+  private moduleWide: Partial<Exclude<ThrottlerModuleOptions, ThrottlerOptions[]>> = {};
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    for (const plan of this.plansFor(context)) {
-      const skipIf = plan.throttler.skipIf ?? this.commonOptions.skipIf;
-      if (plan.skipped || skipIf?.(context)) continue;
-      await this.handleRequest(Object.assign({ context }, plan));
-    }
-    return true;
+  constructor(
+    @InjectThrottlerOptions() private readonly options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    this.throttlers = Array.isArray(this.options) ? this.options : this.options.throttlers;
+    this.moduleWide = Array.isArray(this.options) ? {} : this.options;
   }
 
-  protected async getTracker(req: FastifyRequest): Promise<string> {
-    return req.user ? `user:${req.user.id}` : `ip:${req.ip}`;
-  }
-
-  protected generateKey(_context: ExecutionContext, tracker: string, throttlerName: string): string {
-    return `${throttlerName}:${tracker}`;
-  }
-
-  /** Counts the hit and sets the x-ratelimit-* headers and the draft's RateLimit fields; throws 429 when spent. */
-  protected async handleRequest(props: ThrottlerRequest): Promise<boolean> {
-    const { context, limit, ttl, throttler, blockDuration } = props;
-    const name = throttler.name ?? 'default';
-    const suffix = name === 'default' ? '' : `-${name}`;
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const plans = this.plansFor(context);
+    const counters = this.storage instanceof MemoryThrottlerStorage ? this.storage : undefined;
     const http = context.switchToHttp();
-    const res = http.getResponse<FastifyReply>();
-    const tracker = await props.getTracker(http.getRequest<FastifyRequest>(), context);
-    const key = props.generateKey(context, tracker, name);
-    const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
-    if (record.isBlocked) {
-      res.header(`Retry-After${suffix}`, record.timeToBlockExpire);
-      await this.throwThrottlingException(context, { limit, ttl, key, tracker, ...record });
+    for (let i = 0; i < plans.length; i++) {
+      const plan = plans[i];
+      if (plan.skipped || plan.skipIf?.(context)) continue;
+      const tracker = plan.getTracker(http.getRequest<FastifyRequest>(), context);
+      if (!counters || typeof tracker !== 'string') return this.countFrom(context, plans, i, tracker);
+      const key = plan.generateKey(context, tracker, plan.name);
+      this.settle(context, plan, counters.count(key, plan.ttl, plan.limit));
     }
-    const remaining = Math.max(0, limit - record.totalHits);
-    res.header(`${this.headerPrefix}-Limit${suffix}`, limit);
-    res.header(`${this.headerPrefix}-Remaining${suffix}`, remaining);
-    res.header(`${this.headerPrefix}-Reset${suffix}`, record.timeToExpire);
-    addDraftRateLimit(res, {
-      policy: name,
-      limit,
-      windowSeconds: Math.ceil(ttl / 1000),
-      remaining,
-      resetSeconds: record.timeToExpire,
-    });
     return true;
   }
 
-  protected async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
-    const res = context.switchToHttp().getResponse<FastifyReply>();
-    res.header('x-ratelimit-limit', String(detail.limit));
-    res.header('x-ratelimit-remaining', '0');
-    res.header('retry-after', String(Math.max(1, detail.timeToBlockExpire)));
-    const name = detail.key.slice(0, detail.key.indexOf(':')) || 'default';
-    addDraftRateLimit(res, {
-      policy: name,
-      limit: detail.limit,
-      windowSeconds: Math.ceil(detail.ttl / 1000),
-      remaining: 0,
-      resetSeconds: Math.max(1, detail.timeToBlockExpire),
-    });
-    return super.throwThrottlingException(context, detail);
+  /** The throttlers from `from` on, counted through the storage's promises (Redis, or a tracker that answers later). */
+  private async countFrom(
+    context: ExecutionContext,
+    plans: RoutePlan[],
+    from: number,
+    firstTracker: string | Promise<string>,
+  ): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    for (let i = from; i < plans.length; i++) {
+      const plan = plans[i];
+      if (i > from && (plan.skipped || plan.skipIf?.(context))) continue;
+      const tracker = await (i === from ? firstTracker : plan.getTracker(request, context));
+      const key = plan.generateKey(context, tracker, plan.name);
+      this.settle(
+        context,
+        plan,
+        await this.storage.increment(key, plan.ttl, plan.limit, plan.blockDuration, plan.name),
+      );
+    }
+    return true;
+  }
+
+  /** Sets the x-ratelimit-* headers and the draft's RateLimit fields of a counted hit; throws the 429 when spent. */
+  private settle(context: ExecutionContext, plan: RoutePlan, record: LimitRecord): void {
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    if (record.isBlocked) {
+      const retryAfter = Math.max(1, record.timeToBlockExpire);
+      reply.header(plan.headers.retryAfter, record.timeToBlockExpire);
+      reply.header('x-ratelimit-limit', String(plan.limit));
+      reply.header('x-ratelimit-remaining', '0');
+      reply.header('retry-after', String(retryAfter));
+      addDraftRateLimit(reply, this.stateOf(plan, 0, retryAfter));
+      throw new ThrottlerException();
+    }
+    const remaining = Math.max(0, plan.limit - record.totalHits);
+    reply.header(plan.headers.limit, plan.limit);
+    reply.header(plan.headers.remaining, remaining);
+    reply.header(plan.headers.reset, record.timeToExpire);
+    addDraftRateLimit(reply, this.stateOf(plan, remaining, record.timeToExpire));
+  }
+
+  private stateOf(plan: RoutePlan, remaining: number, resetSeconds: number): LimitState {
+    return { policy: plan.name, limit: plan.limit, windowSeconds: Math.ceil(plan.ttl / 1000), remaining, resetSeconds };
   }
 
   private plansFor(context: ExecutionContext): RoutePlan[] {
@@ -157,14 +180,16 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     const name = throttler.name ?? 'default';
     const route = <T>(key: string) => this.reflector.getAllAndOverride<T | undefined>(key + name, targets);
     const ttl = numberSetting(route(THROTTLER_TTL) ?? throttler.ttl, 'ttl', name);
-    if ((throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents) !== undefined) {
+    if ((throttler.ignoreUserAgents ?? this.moduleWide.ignoreUserAgents) !== undefined) {
       throw new Error(`The "${name}" throttler sets ignoreUserAgents, which this guard does not apply.`);
     }
-    if ((throttler.setHeaders ?? this.commonOptions.setHeaders) === false) {
+    if ((throttler.setHeaders ?? this.moduleWide.setHeaders) === false) {
       throw new Error(`The "${name}" throttler turns the rate-limit headers off; API-CONVENTIONS §9 requires them.`);
     }
+    const suffix = name === 'default' ? '' : `-${name}`;
     return {
-      throttler,
+      name,
+      skipIf: throttler.skipIf ?? this.moduleWide.skipIf,
       skipped: route<boolean>(THROTTLER_SKIP) === true,
       limit: numberSetting(route(THROTTLER_LIMIT) ?? throttler.limit, 'limit', name),
       ttl,
@@ -174,13 +199,28 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
         name,
       ),
       getTracker:
-        route<ThrottlerGetTrackerFunction>(THROTTLER_TRACKER) ?? throttler.getTracker ?? this.commonOptions.getTracker!,
+        route<ThrottlerGetTrackerFunction>(THROTTLER_TRACKER) ??
+        throttler.getTracker ??
+        this.moduleWide.getTracker ??
+        ((req) => trackerOf(req as FastifyRequest)),
       generateKey:
         route<ThrottlerGenerateKeyFunction>(THROTTLER_KEY_GENERATOR) ??
         throttler.generateKey ??
-        this.commonOptions.generateKey!,
+        this.moduleWide.generateKey ??
+        ((_context, tracker, throttlerName) => `${throttlerName}:${tracker}`),
+      headers: {
+        limit: `x-ratelimit-limit${suffix}`,
+        remaining: `x-ratelimit-remaining${suffix}`,
+        reset: `x-ratelimit-reset${suffix}`,
+        retryAfter: `retry-after${suffix}`,
+      },
     };
   }
+}
+
+/** The caller a budget belongs to: the user once authenticated, else the address. */
+function trackerOf(req: FastifyRequest): string {
+  return req.user ? `user:${req.user.id}` : `ip:${req.ip}`;
 }
 
 function numberSetting(value: unknown, option: string, throttler: string): number {

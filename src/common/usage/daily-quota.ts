@@ -5,6 +5,7 @@ import { systemAuth, type AuthContext } from '../auth/auth-context.js';
 import { ApiException } from '../http/api-exception.js';
 import { Tables } from '../persistence/tables.js';
 import { addDraftRateLimit } from '../throttling/api-throttler.guard.js';
+import { MemoryThrottlerStorage } from '../throttling/memory-throttler.storage.js';
 import { dayEnd, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
 
 const DAY_SECONDS = 86_400;
@@ -35,25 +36,32 @@ export class DailyQuota {
     return this.storage.peek(`daily:${tenantId}:${this.dayOf(now.getTime()).key}`);
   }
 
-  /** Counts the call; over the limit, 429 with `retry-after` to the reset. Reports the limit in the RateLimit fields. */
-  async take(auth: AuthContext, reply: FastifyReply, now = Date.now()): Promise<void> {
+  /**
+   * Counts the call; over the limit, 429 with `retry-after` to the reset. Reports the limit in the
+   * RateLimit fields. Without a promise while the counters are in this process.
+   */
+  take(auth: AuthContext, reply: FastifyReply, now = Date.now()): void | Promise<void> {
     const limit = auth.tenant?.limits.api_calls_per_day ?? null;
     const day = this.dayOf(now);
     const ttl = Math.max(1000, day.endsAt - now);
-    const record = await this.storage.increment(
-      `daily:${auth.tenantId}:${day.key}`,
-      ttl,
-      limit ?? Number.MAX_SAFE_INTEGER,
-      ttl,
-      'daily',
-    );
+    const key = `daily:${auth.tenantId}:${day.key}`;
+    const max = limit ?? Number.MAX_SAFE_INTEGER;
+    if (this.storage instanceof MemoryThrottlerStorage) {
+      return this.settle(auth, reply, limit, ttl, this.storage.count(key, ttl, max).totalHits);
+    }
+    return this.storage
+      .increment(key, ttl, max, ttl, 'daily')
+      .then((record) => this.settle(auth, reply, limit, ttl, record.totalHits));
+  }
+
+  private settle(auth: AuthContext, reply: FastifyReply, limit: number | null, ttl: number, calls: number): void {
     if (limit === null) return;
     const resetSeconds = Math.ceil(ttl / 1000);
-    const remaining = Math.max(0, limit - record.totalHits);
+    const remaining = Math.max(0, limit - calls);
     addDraftRateLimit(reply, { policy: 'daily', limit, windowSeconds: DAY_SECONDS, remaining, resetSeconds });
-    const crossed = thresholdsCrossed(record.totalHits - 1, record.totalHits, limit);
-    if (crossed.length) this.announce(auth.tenantId, record.totalHits, limit, crossed);
-    if (record.totalHits > limit) {
+    const crossed = thresholdsCrossed(calls - 1, calls, limit);
+    if (crossed.length) this.announce(auth.tenantId, calls, limit, crossed);
+    if (calls > limit) {
       throw new ApiException(
         429,
         {
@@ -94,10 +102,10 @@ export class DailyQuota {
 export class QuotaGuard implements CanActivate {
   constructor(private readonly quota: DailyQuota) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (!request.auth || request.routeOptions.config.notCounted) return true;
-    await this.quota.take(request.auth, context.switchToHttp().getResponse<FastifyReply>());
-    return true;
+    const taken = this.quota.take(request.auth, context.switchToHttp().getResponse<FastifyReply>());
+    return taken ? taken.then(() => true) : true;
   }
 }
