@@ -28,7 +28,7 @@ function normalizerFor(type: unknown): Normalize | undefined {
 function compileNormalize(normalizers: readonly [string, Normalize | undefined][]): Normalize {
   const fields = normalizers.map(([column, normalize], i) => {
     const key = JSON.stringify(column);
-    const value = `(row[${key}] === undefined ? null : row[${key}])`;
+    const value = `(row[${key}] ?? null)`;
     return `${key}: ${normalize ? `convert[${i}](${value})` : value}`;
   });
   const build = new Function('convert', 'row', `return { ${fields.join(', ')} };`) as (
@@ -36,7 +36,7 @@ function compileNormalize(normalizers: readonly [string, Normalize | undefined][
     row: Record<string, unknown>,
   ) => unknown;
   const convert = normalizers.map(([, normalize]) => normalize);
-  return (row) => build(convert, row as Record<string, unknown>);
+  return build.bind(null, convert) as Normalize;
 }
 
 /**

@@ -92,6 +92,8 @@ type LimitRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
   private readonly plans = new WeakMap<object, RoutePlan[]>();
   private throttlers: ThrottlerOptions[] = [];
+  /** The module's storage when it counts in this process (synchronously); undefined for Redis. */
+  private counters: MemoryThrottlerStorage | undefined;
   private moduleWide: Partial<Exclude<ThrottlerModuleOptions, ThrottlerOptions[]>> = {};
 
   constructor(
@@ -103,19 +105,19 @@ export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
   onModuleInit(): void {
     this.throttlers = Array.isArray(this.options) ? this.options : this.options.throttlers;
     this.moduleWide = Array.isArray(this.options) ? {} : this.options;
+    this.counters = this.storage instanceof MemoryThrottlerStorage ? this.storage : undefined;
   }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const plans = this.plansFor(context);
-    const counters = this.storage instanceof MemoryThrottlerStorage ? this.storage : undefined;
-    const http = context.switchToHttp();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     for (let i = 0; i < plans.length; i++) {
       const plan = plans[i];
-      if (plan.skipped || plan.skipIf?.(context)) continue;
-      const tracker = plan.getTracker(http.getRequest<FastifyRequest>(), context);
-      if (!counters || typeof tracker !== 'string') return this.countFrom(context, plans, i, tracker);
+      if (!applies(plan, context)) continue;
+      const tracker = plan.getTracker(request, context);
+      if (!this.counters || typeof tracker !== 'string') return this.countFrom(context, plans, i, tracker);
       const key = plan.generateKey(context, tracker, plan.name);
-      this.settle(context, plan, counters.count(key, plan.ttl, plan.limit));
+      this.settle(context, plan, this.counters.count(key, plan.ttl, plan.limit));
     }
     return true;
   }
@@ -130,7 +132,7 @@ export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     for (let i = from; i < plans.length; i++) {
       const plan = plans[i];
-      if (i > from && (plan.skipped || plan.skipIf?.(context))) continue;
+      if (i > from && !applies(plan, context)) continue;
       const tracker = await (i === from ? firstTracker : plan.getTracker(request, context));
       const key = plan.generateKey(context, tracker, plan.name);
       this.settle(
@@ -216,6 +218,11 @@ export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
       },
     };
   }
+}
+
+/** Whether a throttler counts this request (neither @SkipThrottle on the route nor its skipIf). */
+function applies(plan: RoutePlan, context: ExecutionContext): boolean {
+  return !plan.skipped && !plan.skipIf?.(context);
 }
 
 /** The caller a budget belongs to: the user once authenticated, else the address. */

@@ -28,6 +28,9 @@ export class DailyQuota {
     private readonly tables: Tables,
   ) {}
 
+  /** The storage when it counts in this process (synchronously); undefined for Redis. */
+  private readonly counters = this.storage instanceof MemoryThrottlerStorage ? this.storage : undefined;
+
   /** The UTC day the last call fell in, and when it ends: computed again only when a day ends. */
   private day = { key: '', endsAt: 0 };
 
@@ -46,9 +49,7 @@ export class DailyQuota {
     const ttl = Math.max(1000, day.endsAt - now);
     const key = `daily:${auth.tenantId}:${day.key}`;
     const max = limit ?? Number.MAX_SAFE_INTEGER;
-    if (this.storage instanceof MemoryThrottlerStorage) {
-      return this.settle(auth, reply, limit, ttl, this.storage.count(key, ttl, max).totalHits);
-    }
+    if (this.counters) return this.settle(auth, reply, limit, ttl, this.counters.count(key, ttl, max).totalHits);
     return this.storage
       .increment(key, ttl, max, ttl, 'daily')
       .then((record) => this.settle(auth, reply, limit, ttl, record.totalHits));
