@@ -19,7 +19,7 @@ import {
   THROTTLER_TTL,
 } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
+import { inProcessCounters, type MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 /** One limit as it stands for a request: its quota and window, what is left, and when it resets (seconds). */
 export interface LimitState {
@@ -105,7 +105,7 @@ export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
   onModuleInit(): void {
     this.throttlers = Array.isArray(this.options) ? this.options : this.options.throttlers;
     this.moduleWide = Array.isArray(this.options) ? {} : this.options;
-    this.counters = this.storage instanceof MemoryThrottlerStorage ? this.storage : undefined;
+    this.counters = inProcessCounters(this.storage);
   }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {

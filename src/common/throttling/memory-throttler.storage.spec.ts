@@ -1,4 +1,5 @@
-import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import { inProcessCounters, MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 describe('MemoryThrottlerStorage', () => {
   const storage = new MemoryThrottlerStorage();
@@ -37,5 +38,15 @@ describe('MemoryThrottlerStorage', () => {
     storage.count('c', 1_000, 1, t0);
     expect(storage.count('c', 1_000, 1, t0 + 999).isBlocked).toBe(true);
     expect(storage.count('c', 1_000, 1, t0 + 1_000)).toMatchObject({ totalHits: 1, isBlocked: false });
+  });
+});
+
+describe('inProcessCounters', () => {
+  it('gives the storage that counts in this process, and nothing for one whose counts arrive later', () => {
+    const memory = new MemoryThrottlerStorage();
+    const later: ThrottlerStorage = { increment: () => memory.increment('k', 1000, 1) };
+    expect(inProcessCounters(memory)).toBe(memory);
+    expect(inProcessCounters(later)).toBeUndefined();
+    memory.close();
   });
 });

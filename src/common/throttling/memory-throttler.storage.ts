@@ -64,3 +64,11 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     for (const [key, window] of this.windows) if (window.expiresAt <= now) this.windows.delete(key);
   }
 }
+
+/**
+ * The storage itself when it counts in this process, so a hit can be counted without a promise;
+ * undefined for any other (Redis), whose counts arrive through `increment`'s promise.
+ */
+export function inProcessCounters(storage: ThrottlerStorage): MemoryThrottlerStorage | undefined {
+  return storage instanceof MemoryThrottlerStorage ? storage : undefined;
+}

@@ -5,7 +5,7 @@ import { systemAuth, type AuthContext } from '../auth/auth-context.js';
 import { ApiException } from '../http/api-exception.js';
 import { Tables } from '../persistence/tables.js';
 import { addDraftRateLimit } from '../throttling/api-throttler.guard.js';
-import { MemoryThrottlerStorage } from '../throttling/memory-throttler.storage.js';
+import { inProcessCounters } from '../throttling/memory-throttler.storage.js';
 import { dayEnd, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
 
 const DAY_SECONDS = 86_400;
@@ -28,8 +28,7 @@ export class DailyQuota {
     private readonly tables: Tables,
   ) {}
 
-  /** The storage when it counts in this process (synchronously); undefined for Redis. */
-  private readonly counters = this.storage instanceof MemoryThrottlerStorage ? this.storage : undefined;
+  private readonly counters = inProcessCounters(this.storage);
 
   /** The UTC day the last call fell in, and when it ends: computed again only when a day ends. */
   private day = { key: '', endsAt: 0 };
