@@ -54,6 +54,9 @@ export class InputPipe extends ValidationPipe {
 
   // Not async: every parameter of every route passes here, and the base's promise is the only one it needs.
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // A path parameter goes to its own pipe (IdParam) as sent: the base would first turn `01`, `+1`,
+    // `1.0` or ` 1` into the number 1, which names record 1 where the contract names no record.
+    if (metadata.type === 'param') return Promise.resolve(value);
     const sure = this.sureInputOf(metadata);
     const certain = sure && isPlainObject(value) ? sure.check(value, metadata.metatype as new () => object) : undefined;
     return certain ? Promise.resolve(certain) : super.transform(value, metadata);
