@@ -6,7 +6,7 @@ import type { DestinationStream } from 'pino';
 import type { AppConfig } from './common/config/app-config.js';
 import { registerBodyParsing } from './common/http/body-parsing.js';
 import { envelope, notModified } from './common/http/envelope.js';
-import { frameworkErrors } from './common/http/framework-errors.js';
+import { clientErrors, frameworkErrors } from './common/http/framework-errors.js';
 import { settleIdempotency } from './common/idempotency/idempotency.js';
 import { requestId } from './common/http/request-id.js';
 import { createLogger, NestPinoLogger, RequestLog } from './common/logging/logger.js';
@@ -47,6 +47,7 @@ export async function createApp(
     // No Nest middleware exists here, so @fastify/middie's per-request hook is not installed.
     skipMiddie: true,
     frameworkErrors: frameworkErrors(EXPOSED_HEADERS),
+    clientErrorHandler: clientErrors(EXPOSED_HEADERS),
     // The routes judge their parameters (a 101-digit id is a 404); fastify's default of 100 would answer 414 first.
     routerOptions: { maxParamLength: 8_192 },
   });

@@ -1,5 +1,5 @@
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { login } from './support/auth.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -196,6 +196,62 @@ describe('HTTP pipeline', () => {
       const precondition = await rawGet('/api/docs/swagger-ui.css', { 'if-match': '"not-this-one"' });
       expect(precondition.status).toBe(412);
       expect(JSON.parse(precondition.body)).toEqual({ message: expect.any(String) });
+    });
+  });
+
+  /** Sends `bytes` as they are and answers what came back before the server closed the connection. */
+  const rawExchange = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const { port } = t.app.getHttpServer().address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+
+  // Node's HTTP parser refuses these before fastify sees a request; fastify's default answer was
+  // `{error, message, statusCode}` without the headers of an error answer.
+  describe('requests the HTTP parser refuses', () => {
+    beforeAll(async () => {
+      if (!t.app.getHttpServer().listening) await t.app.listen(0, '127.0.0.1');
+    });
+    const parse = (answer: string) => {
+      const [head, body] = answer.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) as unknown };
+    };
+    const expectParserErrorHeaders = (headers: Record<string, string>) => {
+      expect(headers['cache-control']).toBe('no-cache, private');
+      expect(headers['access-control-allow-origin']).toBe('*');
+      expect(headers['content-type']).toMatch(/application\/json/);
+      expect(headers.connection).toBe('close');
+    };
+
+    it('answers headers over the size limit 431 in the conventions shape', async () => {
+      const answer = parse(
+        await rawExchange(`GET /api/customers HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      );
+      expect(answer.status).toBe(431);
+      expect(answer.body).toEqual({
+        message: `The request headers are larger than ${Math.round(http.maxHeaderSize / 1024)} KB.`,
+      });
+      expectParserErrorHeaders(answer.headers);
+    });
+
+    it.each([
+      ['a request line that is not HTTP', 'HELLO\r\n\r\n'],
+      ['a header without a colon', 'GET /api/customers HTTP/1.1\r\nHost x\r\n\r\n'],
+      ['an unknown HTTP version', 'GET /api/customers HTTP/7.1\r\nHost: x\r\n\r\n'],
+    ])('answers %s 400 in the conventions shape', async (_, bytes) => {
+      const answer = parse(await rawExchange(bytes));
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ message: 'The request could not be read as HTTP/1.1.' });
+      expectParserErrorHeaders(answer.headers);
     });
   });
 });
