@@ -35,39 +35,37 @@ describe('path ids', () => {
     expect(res.body).toEqual({ message: expect.any(String) });
   }
 
-  it('reads a record by its id and by no other spelling of it, on every kind of route', async () => {
-    const customer = await t.http
+  const createCustomer = async (firstName: string): Promise<number> => {
+    const res = await t.http
       .post('/api/customers')
       .set('Authorization', admin)
-      .send({ first_name: 'Ada', email: 'ada@example.com' })
+      .send({ first_name: firstName, email: `${firstName.toLowerCase()}@example.com` })
       .expect(201);
+    return res.body.data.id as number;
+  };
+
+  it('reads a record by its id and by no other spelling of it, on every kind of route', async () => {
+    const customerId = await createCustomer('Ada');
     const program = await t.http
       .post('/api/marketing-programs')
       .set('Authorization', admin)
       .send(planBody())
       .expect(201);
     const me = await t.http.get('/api/user').set('Authorization', admin).expect(200);
-    const routes = [
-      `/api/customers/${customer.body.data.id}`,
-      `/api/marketing-programs/${program.body.data.id}`,
-      `/api/admin/users/${me.body.data.id}`,
-      `/api/admin/tenants/${me.body.data.tenant_id}`,
+    const records: [collection: string, id: number][] = [
+      ['/api/customers', customerId],
+      ['/api/marketing-programs', program.body.data.id],
+      ['/api/admin/users', me.body.data.id],
+      ['/api/admin/tenants', me.body.data.tenant_id],
     ];
-    for (const route of routes) {
-      await t.http.get(route).set('Authorization', admin).expect(200);
-      const id = Number(route.slice(route.lastIndexOf('/') + 1));
-      const parent = route.slice(0, route.lastIndexOf('/') + 1);
-      for (const spelling of otherSpellings(id)) await expectNoRecord('get', parent + spelling);
+    for (const [collection, id] of records) {
+      await t.http.get(`${collection}/${id}`).set('Authorization', admin).expect(200);
+      for (const spelling of otherSpellings(id)) await expectNoRecord('get', `${collection}/${spelling}`);
     }
   });
 
   it('deletes nothing through another spelling of an id', async () => {
-    const customer = await t.http
-      .post('/api/customers')
-      .set('Authorization', admin)
-      .send({ first_name: 'Grace', email: 'grace@example.com' })
-      .expect(201);
-    const id: number = customer.body.data.id;
+    const id = await createCustomer('Grace');
     for (const spelling of otherSpellings(id)) await expectNoRecord('delete', `/api/customers/${spelling}`);
     await t.http.get(`/api/customers/${id}`).set('Authorization', admin).expect(200);
 

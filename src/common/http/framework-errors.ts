@@ -2,6 +2,15 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
+/** The headers of every error answer besides its own (API-CONVENTIONS): CORS, and no caching. */
+function errorHeaders(exposedHeaders: readonly string[]): Record<string, string> {
+  return {
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': exposedHeaders.join(', '),
+    'cache-control': 'no-cache, private',
+  };
+}
+
 const MESSAGES: Record<string, { status: number; message: string }> = {
   FST_ERR_BAD_URL: { status: 400, message: 'The request path is not valid percent-encoded text.' },
 };
@@ -13,16 +22,10 @@ const MESSAGES: Record<string, { status: number; message: string }> = {
  * message}`, and no hook of the app runs for such a request.
  */
 export function frameworkErrors(exposedHeaders: readonly string[]) {
-  const expose = exposedHeaders.join(', ');
+  const headers = errorHeaders(exposedHeaders);
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const { status, message } = MESSAGES[error.code] ?? { status: 400, message: 'The request could not be read.' };
-    void reply
-      .code(status)
-      .header('x-request-id', request.id)
-      .header('access-control-allow-origin', '*')
-      .header('access-control-expose-headers', expose)
-      .header('cache-control', 'no-cache, private')
-      .send({ message });
+    void reply.code(status).header('x-request-id', request.id).headers(headers).send({ message });
   };
 }
 
@@ -41,7 +44,9 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
  * whose body is `{error, message, statusCode}`.
  */
 export function clientErrors(exposedHeaders: readonly string[]) {
-  const expose = exposedHeaders.join(', ');
+  const headerLines = Object.entries(errorHeaders(exposedHeaders))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     if (socket.writable) {
@@ -54,9 +59,7 @@ export function clientErrors(exposedHeaders: readonly string[]) {
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
           'content-type: application/json; charset=utf-8\r\n' +
           `content-length: ${Buffer.byteLength(body)}\r\n` +
-          'access-control-allow-origin: *\r\n' +
-          `access-control-expose-headers: ${expose}\r\n` +
-          'cache-control: no-cache, private\r\n' +
+          headerLines +
           'connection: close\r\n\r\n' +
           body,
       );
