@@ -49,6 +49,22 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'modules-through-the-gateway',
+      comment:
+        "A tenant's rows are read and written through the table gateway (Tables → ScopedTable), never with " +
+        'Database. Exceptions, each for rows above tenancy: the token stores (access-token.service, ' +
+        'user-tokens.service, user-access.reader: personal access tokens, read by their own plain statement on ' +
+        'every request; password-reset.service: reset tokens, keyed by e-mail) and roles.service ' +
+        '(role_has_permissions, a join table of the seeded roles without an entity, read once per page).',
+      severity: 'error',
+      from: {
+        path: '^src/modules/',
+        pathNot:
+          '^src/modules/(auth/(access-token\\.service|user-tokens\\.service|user-access\\.reader|password-reset\\.service)|admin/roles\\.service)\\.ts$',
+      },
+      to: { path: '^src/common/persistence/database\\.ts$' },
+    },
+    {
       name: 'modules-not-into-root',
       comment: 'A feature module does not reach into the composition root.',
       severity: 'error',

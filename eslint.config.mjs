@@ -52,6 +52,22 @@ export default defineConfig(
     },
   },
 
+  // A module never scopes a tenant by hand: the table gateway adds the tenant to every statement
+  // (ScopedTable.scope), and the change feed's and the jobs' own tables are read in src/common.
+  {
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Literal[value=/tenant_id\\s*=\\s*\\?/], TemplateElement[value.raw=/tenant_id\\s*=\\s*\\?/]',
+          message: "Scope a tenant's rows through the table gateway (Tables.read / Tables.write), not by hand.",
+        },
+      ],
+    },
+  },
+
   // Configuration is read in exactly one place.
   {
     files: ['**/*.ts', '**/*.js'],

@@ -11,6 +11,7 @@ import { settleIdempotency } from './common/idempotency/idempotency.js';
 import { requestId } from './common/http/request-id.js';
 import { createLogger, NestPinoLogger, RequestLog } from './common/logging/logger.js';
 import { setupOpenApi } from './common/openapi/openapi.js';
+import { JobRunner } from './common/jobs/job-runner.js';
 
 const EXPOSED_HEADERS = [
   'x-request-id',
@@ -86,6 +87,7 @@ export async function createApp(
   setupOpenApi(app);
   await app.init();
   await fastify.ready();
+  app.get(JobRunner).start();
   return app;
 }
 

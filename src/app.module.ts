@@ -22,6 +22,8 @@ import { CampaignDestination } from './modules/destination/entities/destination.
 import { Campaign } from './modules/marketing/entities/campaign.entity.js';
 import { ValidationRule } from './modules/validation/entities/validation-rule.entity.js';
 import { SURE_INPUTS, type SureInput } from './common/http/input-pipe.js';
+import { BackgroundWorkModule } from './background-work.js';
+import { SideEffectsModule } from './side-effects.js';
 import { PAGE_QUERY_SURE_INPUT } from './common/resources/page-query.js';
 import { CUSTOMER_SURE_INPUT } from './modules/customer/bulk/customer-input.js';
 import { DELETION_EFFECTS, DeletionEffects, type DeletionEffect } from './common/resources/deletion-effects.js';
@@ -86,6 +88,8 @@ export class AppModule {
         CommonModule.forRoot(config),
         DatabaseModule,
         CrossModuleRulesModule,
+        SideEffectsModule,
+        BackgroundWorkModule,
         AuthModule,
         AdminModule,
         DiagnosticsModule,

@@ -4,9 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { ErasureProcessor } from '../src/modules/customer/erasure/erasure-processor.js';
-import { ErasureRunner } from '../src/modules/customer/erasure/erasure-runner.js';
-import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
+import { JobRunner } from '../src/common/jobs/job-runner.js';
+import { ERASURE_QUEUE } from '../src/modules/customer/erasure/erasure-jobs.js';
+import { IMPORT_QUEUE } from '../src/modules/customer/imports/import-jobs.js';
 import { SuppressionList } from '../src/modules/customer/suppression/suppression-list.js';
 import { login } from './support/auth.js';
 import { client, created, dataOf, type Client, type Row } from './support/campaign-fixtures.js';
@@ -89,7 +89,7 @@ describe('eraseCustomer, getCustomerErasure, listSuppressions, liftSuppression: 
   };
 
   const runErasures = async () => {
-    while ((await t.app.get(ErasureRunner).runOnce()) !== undefined);
+    while ((await t.app.get(JobRunner).runOnce(ERASURE_QUEUE)) !== undefined);
   };
 
   async function erase(id: number): Promise<Row> {
@@ -303,7 +303,7 @@ describe('eraseCustomer, getCustomerErasure, listSuppressions, liftSuppression: 
         .set('Content-Type', 'text/csv')
         .send(csv);
       expect(upload.status).toBe(202);
-      await t.app.get(ImportRunner).runOnce();
+      await t.app.get(JobRunner).runOnce(IMPORT_QUEUE);
       const job = await dataOf(admin.get(`/api/customers/imports/${upload.body.data.id}`));
       expect(job).toMatchObject({ status: 'completed', created: 2, failed: 2 });
       const errors = (await dataOf(admin.get(`/api/customers/imports/${job.id}/errors`))) as Row[];
@@ -395,7 +395,7 @@ describe('eraseCustomer, getCustomerErasure, listSuppressions, liftSuppression: 
         .send(`external_id,email,first_name\n${p.external_id},${p.email},${p.name}\n`);
       expect(upload.status).toBe(202);
       await erase(customer.id as number);
-      await t.app.get(ImportRunner).runOnce();
+      await t.app.get(JobRunner).runOnce(IMPORT_QUEUE);
       await runErasures();
       expect(await dataOf(admin.get(`/api/customers/imports/${upload.body.data.id}`))).toMatchObject({
         status: 'completed',
@@ -411,14 +411,10 @@ describe('eraseCustomer, getCustomerErasure, listSuppressions, liftSuppression: 
       const customer = await created(admin.post('/api/customers', { first_name: p.name }));
       for (let i = 0; i < 20; i++) await dataOf(admin.put(`/api/customers/${customer.id}`, { last_name: `v${i}` }));
       const job = await erase(customer.id as number);
-      const processor = t.app.get(ErasureProcessor);
-      const jobs = t.app.get(ErasureRunner);
       // The first instance stops after two batches of 7: a graceful shutdown in the middle.
-      const claimed = await (jobs as unknown as { jobs: { claimNext(o: string): Promise<Row> } }).jobs.claimNext(
-        'first',
-      );
       let batches = 0;
-      expect(await processor.run(claimed as never, 'first', () => ++batches > 2)).toBe('stopped');
+      const stopped = await t.app.get(JobRunner).runOnce(ERASURE_QUEUE, { stopWhen: () => ++batches > 2 });
+      expect(stopped).toEqual({ status: 'released', note: 'stopped' });
       const halfway = await dataOf(admin.get(`/api/customers/erasures/${job.id}`));
       expect(halfway).toMatchObject({ status: 'running', activity_entries: 14 });
       await runErasures();

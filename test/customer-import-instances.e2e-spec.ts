@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { claimDue } from '../src/common/jobs/job-claims.js';
+import { JobRunner } from '../src/common/jobs/job-runner.js';
 import { Database } from '../src/common/persistence/database.js';
 import type { CustomerImport } from '../src/modules/customer/entities/customer-import.entity.js';
-import { ImportJobs } from '../src/modules/customer/imports/import-jobs.js';
-import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
+import { IMPORT_QUEUE, ImportJobs } from '../src/modules/customer/imports/import-jobs.js';
 import {
   childInstance,
   importApp,
@@ -43,8 +44,19 @@ describe('customer import jobs across instances', () => {
     await a.close();
   });
 
-  const row = async (id: number): Promise<CustomerImport> => (await a.app.get(ImportJobs).read(id))!;
-  const until = async (id: number, done: (job: CustomerImport) => boolean, timeoutMs = 60_000) => {
+  /** The import's row, with its job's lease (none once the job has ended). */
+  const row = async (id: number): Promise<ImportWithLease> => {
+    const [job] = await db.query<{ lease_owner: string | null; lease_expires_at: number | string | null }>(
+      'SELECT lease_owner, lease_expires_at FROM jobs WHERE queue = ? AND subject_id = ?',
+      [IMPORT_QUEUE, id],
+    );
+    return {
+      ...(await a.app.get(ImportJobs).read(id))!,
+      lease_owner: job?.lease_owner ?? null,
+      lease_expires_at: job?.lease_expires_at == null ? null : Number(job.lease_expires_at),
+    };
+  };
+  const until = async (id: number, done: (job: ImportWithLease) => boolean, timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const job = await row(id);
@@ -74,7 +86,8 @@ describe('customer import jobs across instances', () => {
 
   /** The job ended with the counts of an uninterrupted run, each row applied once. */
   async function expectExact(job: { id: number; expected: ReturnType<typeof mixedFile>['expected']; prefix: string }) {
-    const ended = await until(job.id, (j) => j.status !== 'queued' && j.status !== 'running');
+    // Ended, and its job settled: the lease goes with the job a moment after the import's last step.
+    const ended = await until(job.id, (j) => j.status !== 'queued' && j.status !== 'running' && j.lease_owner === null);
     expect({ ...ended }).toMatchObject({ status: 'completed', ...job.expected, lease_owner: null });
     expect(
       await count('SELECT COUNT(*) AS n FROM customers WHERE tenant_id = ? AND external_id LIKE ?', [
@@ -100,16 +113,26 @@ describe('customer import jobs across instances', () => {
     const other = await importApp({ runner: false }, a);
     apps.push(other);
     const { id } = await queue('claim');
-    const claims = await Promise.all([
-      a.app.get(ImportJobs).claimNext('instance-a'),
-      other.app.get(ImportJobs).claimNext('instance-b'),
-    ]);
-    expect(claims.filter(Boolean).map((job) => job!.id)).toEqual([id]);
-    const owner = claims.find(Boolean)!.lease_owner;
+    const claim = (app: TestApp, owner: string) =>
+      claimDue(app.app.get(Database), {
+        queue: IMPORT_QUEUE,
+        lane: '',
+        max: 1,
+        owner,
+        expires: Date.now() + 30_000,
+        skip: [],
+      });
+    const claims = await Promise.all([claim(a, 'instance-a'), claim(other, 'instance-b')]);
+    expect(claims.flatMap((won) => won.ids)).toHaveLength(1);
+    const owner = claims[0].ids.length ? 'instance-a' : 'instance-b';
     expect((await row(id)).lease_owner).toBe(owner);
     // Nobody else gets it while the lease holds.
-    expect(await a.app.get(ImportJobs).claimNext('instance-c')).toBeUndefined();
-    await a.app.get(ImportJobs).release(claims.find(Boolean)!, owner!);
+    expect((await claim(a, 'instance-c')).ids).toEqual([]);
+    // Given back, as a stopping instance gives it back.
+    await db.run('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, run_at = ? WHERE queue = ?', [
+      Date.now(),
+      IMPORT_QUEUE,
+    ]);
   });
 
   it('shares the queue between two instances, each job on one at a time', async () => {
@@ -124,18 +147,18 @@ describe('customer import jobs across instances', () => {
     }
     // The claim test's job (released) is in the queue too.
     for (const job of jobs) await expectExact(job);
-    expect([...owners].every((o) => [first, second].some((app) => app.app.get(ImportRunner).owner === o))).toBe(true);
+    expect([...owners].every((o) => [first, second].some((app) => app.app.get(JobRunner).owner === o))).toBe(true);
   });
 
   it('resumes a job whose instance stops gracefully, with the counts of an uninterrupted run', async () => {
     const [first, second] = apps.slice(-2);
     const job = await queue('graceful');
     const mid = await until(job.id, (j) => j.processed_rows >= 10 * CHUNK);
-    const holder = [first, second].find((app) => app.app.get(ImportRunner).owner === mid.lease_owner)!;
+    const holder = [first, second].find((app) => app.app.get(JobRunner).owner === mid.lease_owner)!;
     const survivor = holder === first ? second : first;
-    await holder.app.get(ImportRunner).beforeApplicationShutdown();
+    await holder.app.get(JobRunner).stop();
     const given = await row(job.id);
-    expect(given.status === 'completed' || given.lease_owner !== holder.app.get(ImportRunner).owner).toBe(true);
+    expect(given.status === 'completed' || given.lease_owner !== holder.app.get(JobRunner).owner).toBe(true);
     if (given.status !== 'completed') {
       expect(given.processed_rows % CHUNK).toBe(0);
       expect(given.processed_rows).toBeLessThan(ROWS);
@@ -153,7 +176,7 @@ describe('customer import jobs across instances', () => {
 
   it('resumes a job whose instance was killed (SIGKILL) once its lease has run out', async () => {
     // The in-process runners stand by; the job starts on a child process.
-    for (const app of apps) await app.app.get(ImportRunner).beforeApplicationShutdown();
+    for (const app of apps) await app.app.get(JobRunner).stop();
     const child: ChildProcess = await childInstance(a, { chunkRows: CHUNK, leaseMs: 1500, pollMs: 20 });
     const job = await queue('killed');
     const mid = await until(job.id, (j) => j.processed_rows >= 10 * CHUNK);
@@ -168,10 +191,12 @@ describe('customer import jobs across instances', () => {
     apps.push(taker);
     const resumed = await until(
       job.id,
-      (j) => j.lease_owner === taker.app.get(ImportRunner).owner || j.status === 'completed',
+      (j) => j.lease_owner === taker.app.get(JobRunner).owner || j.status === 'completed',
     );
     expect(Date.now()).toBeGreaterThanOrEqual(Number(dead.lease_expires_at));
     expect(resumed.processed_rows).toBeGreaterThanOrEqual(dead.processed_rows);
     await expectExact(job);
   });
 });
+
+type ImportWithLease = CustomerImport & { lease_owner: string | null; lease_expires_at: number | null };

@@ -1,8 +1,10 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../src/common/persistence/database.js';
-import { ImportJobs } from '../src/modules/customer/imports/import-jobs.js';
-import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
+import { claimDue } from '../src/common/jobs/job-claims.js';
+import { JobRunner } from '../src/common/jobs/job-runner.js';
+import { Tables } from '../src/common/persistence/tables.js';
+import { IMPORT_QUEUE } from '../src/modules/customer/imports/import-jobs.js';
 import { importApp, jobErrors, jobOf, upload, waitForJob } from './imports-support/imports.js';
 import { login } from './support/auth.js';
 import { dataOf, newWorkspace, type Workspace } from './support/campaign-fixtures.js';
@@ -148,14 +150,21 @@ describe('customer CSV imports', () => {
   });
 
   it('answers an upload with its job as queued, also when a runner claims the job before the answer is sent', async () => {
-    const jobs = t.app.get(ImportJobs);
-    const run = db.run.bind(db);
+    const tables = t.app.get(Tables);
+    const write = tables.writeWithBookkeeping.bind(tables);
     let claimedBy: string | undefined;
-    const claimAtOnce = jest.spyOn(db, 'run').mockImplementation(async (sql, params) => {
-      const result = await run(sql, params);
-      if (/^\s*INSERT INTO `?customer_imports`? /.test(sql)) {
-        claimedBy = (await jobs.claimNext('a-quick-runner'))?.lease_owner ?? undefined;
-      }
+    // The import and its job commit; a runner claims the job before the upload is answered.
+    const claimAtOnce = jest.spyOn(tables, 'writeWithBookkeeping').mockImplementationOnce(async (...args) => {
+      const result = await write(...args);
+      const claim = await claimDue(db, {
+        queue: IMPORT_QUEUE,
+        lane: '',
+        max: 1,
+        owner: 'a-quick-runner',
+        expires: Date.now() + 30_000,
+        skip: [],
+      });
+      if (claim.ids.length) claimedBy = 'a-quick-runner';
       return result;
     });
     let id: number;
@@ -169,7 +178,11 @@ describe('customer CSV imports', () => {
     } finally {
       claimAtOnce.mockRestore();
     }
-    expect(await jobOf(t, a, id)).toMatchObject({ status: 'running' });
+    const [job] = await db.query<{ lease_owner: string }>(
+      'SELECT lease_owner FROM jobs WHERE queue = ? AND subject_id = ?',
+      [IMPORT_QUEUE, id],
+    );
+    expect(job.lease_owner).toBe('a-quick-runner');
     // Nothing works on the claim made here: cancel it, so it does not wait for its lease to run out.
     const cancelled = await t.http.post(`/api/customers/imports/${id}/cancel`).set('Authorization', a.manager.token);
     expect(cancelled.body.data).toMatchObject({ status: 'cancelled' });
@@ -262,23 +275,23 @@ describe('customer CSV imports', () => {
       const idle = await importApp({ runner: false, chunkRows: 10 }, t);
       others.push(idle);
       // The shared app's runner must not take these jobs: stop it first.
-      await t.app.get(ImportRunner).beforeApplicationShutdown();
+      await t.app.get(JobRunner).stop();
       {
         const queued = (await upload(idle, a, 'external_id\ncq-1\n')).body.data;
         const cancelled = await dataOf(a.manager.post(`/api/customers/imports/${queued.id}/cancel`));
         expect(cancelled).toMatchObject({ status: 'cancelled', processed_rows: 0, finished_at: expect.any(String) });
         expect(await dataOf(a.manager.post(`/api/customers/imports/${queued.id}/cancel`))).toEqual(cancelled);
         expect(readdirSync(join(t.config.storageDir, 'imports'))).toEqual([]);
-        expect(await idle.app.get(ImportRunner).runOnce()).toBeUndefined();
+        expect(await idle.app.get(JobRunner).runOnce(IMPORT_QUEUE)).toBeUndefined();
         expect(await customer(a, 'cq-1')).toBeUndefined();
 
         const rows = Array.from({ length: 20_000 }, (_, n) => `cr-${n}`);
         const running = (await upload(idle, a, `external_id\n${rows.join('\n')}\n`)).body.data;
-        const run = idle.app.get(ImportRunner).runOnce();
+        const run = idle.app.get(JobRunner).runOnce(IMPORT_QUEUE);
         await waitForJob(t, a, running.id, (job) => job.processed_rows >= 20);
         const cancelledRun = await a.manager.post(`/api/customers/imports/${running.id}/cancel`);
         expect(cancelledRun.body.data).toMatchObject({ status: 'cancelled' });
-        expect(await run).toBe('taken-away');
+        expect(await run).toEqual({ status: 'released', note: 'taken-away' });
         const job = await jobOf(t, a, running.id);
         expect(job.status).toBe('cancelled');
         expect(job.processed_rows).toBeLessThan(20_000);
@@ -288,7 +301,7 @@ describe('customer CSV imports', () => {
         expect((await a.manager.post(`/api/customers/imports/${running.id}/cancel`)).status).toBe(200);
 
         const done = (await upload(idle, a, 'external_id\ncd-1\n')).body.data;
-        expect(await idle.app.get(ImportRunner).runOnce()).toBe('completed');
+        expect(await idle.app.get(JobRunner).runOnce(IMPORT_QUEUE)).toEqual({ status: 'done', note: 'completed' });
         const conflict = await a.manager.post(`/api/customers/imports/${done.id}/cancel`);
         expect(conflict.status).toBe(409);
       }
@@ -303,7 +316,7 @@ describe('customer CSV imports', () => {
       [queued.id],
     );
     rmSync(join(t.config.storageDir, file));
-    expect(await idle.app.get(ImportRunner).runOnce()).toBe('failed');
+    expect(await idle.app.get(JobRunner).runOnce(IMPORT_QUEUE)).toMatchObject({ status: 'failed' });
     const job = await jobOf(t, a, queued.id);
     expect(job).toMatchObject({
       status: 'failed',

@@ -2,11 +2,12 @@ import { eventId, NUMBERED_IN_WRITE, type FeedEvent as PublishedEvent } from '..
 import { randomBytes } from 'node:crypto';
 import { Database } from '../src/common/persistence/database.js';
 import { EventSequencer, type NumberedEvent } from '../src/common/events/event-sequencer.js';
+import { RecordCaps } from '../src/common/usage/record-caps.js';
 import { InsertIds } from '../src/common/persistence/insert-ids.js';
 import { Tables } from '../src/common/persistence/tables.js';
 import type { AuthContext } from '../src/common/auth/auth-context.js';
 import { Customer } from '../src/modules/customer/entities/customer.entity.js';
-import { DeliveryWorker } from '../src/modules/webhooks/delivery/delivery-worker.js';
+import { DeliveryQueue } from '../src/modules/webhooks/delivery/delivery-queue.js';
 import { createTestApp } from './support/test-app.js';
 import { login } from './support/auth.js';
 import {
@@ -251,7 +252,7 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
         const webhook = await recordRoutes.webhook.create();
         const before = await head();
         if (type === 'webhook.test') expect((await admin.post(`/api/webhooks/${webhook.id}/test`)).status).toBe(202);
-        else await t.app.get(DeliveryWorker).disable(tenantId, webhook.id, 'gone');
+        else await t.app.get(DeliveryQueue).disable(tenantId, webhook.id, 'gone');
         return {
           match: (e) => e.resource_id === webhook.id,
           expect: (e) => expect(e.causer).toEqual(type === 'webhook.test' ? { type: 'user', id: adminId } : null),
@@ -775,7 +776,13 @@ describe("the change feed: who numbers a write's events", () => {
     ['are read back by sequence where they may interleave (Galera, MySQL 8)', null],
   ])('hands the numbering listeners (webhooks, usage) the ids its rows got: ids that %s', async (_, step) => {
     const handed: NumberedEvent[] = [];
-    t.app.get(EventSequencer).onNumbered({ numbered: async (_sql, events) => void handed.push(...events) });
+    // The numbering's listener (the plan's counts), watched as the sequencer calls it.
+    const caps = t.app.get(RecordCaps);
+    const numbered = caps.numbered.bind(caps);
+    const watched = jest.spyOn(caps, 'numbered').mockImplementation(async (sql, events) => {
+      handed.push(...events);
+      return numbered(sql, events);
+    });
     if (step === null) jest.spyOn(t.app.get(InsertIds), 'consecutiveStep').mockResolvedValueOnce(null);
     const start = (await follow(reader)).cursor;
     handed.length = 0;
@@ -785,5 +792,6 @@ describe("the change feed: who numbers a write's events", () => {
     expect(handed.map((event) => [eventId(event.id), event.sequence, event.type, event.resourceId])).toEqual(
       events.map((event) => [event.id, event.sequence, event.type, event.resource_id]),
     );
+    watched.mockRestore();
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from '../src/common/persistence/database.js';
-import { ImportRunner } from '../src/modules/customer/imports/import-runner.js';
+import { JobRunner } from '../src/common/jobs/job-runner.js';
+import { IMPORT_QUEUE } from '../src/modules/customer/imports/import-jobs.js';
 import { login } from './support/auth.js';
 import { client, created, dataOf, newCampaign, type Client, type Row } from './support/campaign-fixtures.js';
 import { newTenant, newUser } from './support/factories.js';
@@ -130,7 +131,7 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
         .set('Content-Type', 'text/csv')
         .send('external_id,first_name\nu1,updated\ni1,new\ni2,new\n');
       expect(upload.status).toBe(202);
-      await t.app.get(ImportRunner).runOnce();
+      await t.app.get(JobRunner).runOnce(IMPORT_QUEUE);
       expect((await usageOf(admin)).records.customers.count).toBe(7);
       const sources = (await dataOf(admin.get('/api/customers', { external_id: 'i1' }))) as Row[];
       await dataOf(admin.post(`/api/customers/${a.id}/merge`, { from: [sources[0].id] }));
@@ -278,7 +279,7 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
         .set('Authorization', admin.token)
         .set('Content-Type', 'text/csv')
         .send('external_id\nr1\nr2\nr3\nr1\n');
-      await t.app.get(ImportRunner).runOnce();
+      await t.app.get(JobRunner).runOnce(IMPORT_QUEUE);
       const job = await dataOf(admin.get(`/api/customers/imports/${upload.body.data.id}`));
       expect(job).toMatchObject({ status: 'completed', created: 2, failed: 2 });
       const errors = (await dataOf(admin.get(`/api/customers/imports/${job.id}/errors`))) as Row[];

@@ -2,11 +2,14 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook, WebhookVerificationError } from '../client/index.js';
+import { systemAuth } from '../src/common/auth/auth-context.js';
+import { JobRunner } from '../src/common/jobs/job-runner.js';
+import { parseAllowedTargets } from '../src/common/outbound/address-policy.js';
+import { OutboundHttp } from '../src/common/outbound/outbound-http.js';
 import { Database } from '../src/common/persistence/database.js';
-import { parseAllowedTargets } from '../src/modules/webhooks/delivery/address-policy.js';
-import { WebhookSender } from '../src/modules/webhooks/delivery/webhook-sender.js';
-import { DeliveryWorker } from '../src/modules/webhooks/delivery/delivery-worker.js';
-import { WebhookFanout } from '../src/modules/webhooks/delivery/webhook-fanout.js';
+import { Tables } from '../src/common/persistence/tables.js';
+import { DELIVERY_QUEUE } from '../src/modules/webhooks/delivery/delivery-queue.js';
+import { FANOUT_QUEUE, WebhookFanout } from '../src/modules/webhooks/delivery/webhook-fanout.js';
 import type { WebhooksConfig } from '../src/common/config/app-config.js';
 import { childInstance, killChildInstances } from './imports-support/imports.js';
 import { login } from './support/auth.js';
@@ -375,26 +378,24 @@ describe('createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook,
         "SELECT id, sequence, occurred_at FROM events WHERE type = 'customer.created' AND resource_id = ?",
         [before.id],
       );
-    // The numbering pass, as it runs when that write's event is numbered only after the endpoint exists.
+    // The fan-out, as it runs when that write's event reaches it only after the endpoint exists.
     const late = {
       id: Number(event.id),
-      tenantId,
       sequence: Number(event.sequence),
       type: 'customer.created',
       resourceId: before.id as number,
-      counted: true,
     };
     const deliveries = () =>
       t.app.get(Database).query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhook.id]);
-    await t.app
-      .get(Database)
-      .transaction((sql) =>
-        t.app.get(WebhookFanout).numbered(sql, [{ ...late, occurredAt: Number(event.occurred_at) }]),
-      );
+    const fanOut = (occurredAt: number) =>
+      t.app
+        .get(Tables)
+        .writeWithBookkeeping(systemAuth(tenantId, 'late'), (tx, sql) =>
+          t.app.get(WebhookFanout).take(tx, sql, [{ ...late, occurredAt }]),
+        );
+    await fanOut(Number(event.occurred_at));
     expect(await deliveries()).toHaveLength(0);
-    await t.app
-      .get(Database)
-      .transaction((sql) => t.app.get(WebhookFanout).numbered(sql, [{ ...late, occurredAt: Date.now() }]));
+    await fanOut(Date.now());
     expect(await deliveries()).toHaveLength(1);
   });
 
@@ -496,14 +497,14 @@ describe('webhooks are safe to point anywhere (SSRF)', () => {
   });
 
   it('checks again at every delivery the address actually connected to, allowing only what the operator named', async () => {
-    const closed = new WebhookSender(parseAllowedTargets(''), 5_000);
+    const closed = new OutboundHttp(parseAllowedTargets(''), 5_000);
     const byAddress = await closed.send(receiver.url('/direct'), {}, '{}');
     const byName = await closed.send(`http://localhost:${receiver.port}/named`, {}, '{}');
     expect(byAddress.error).toMatch(/refused: 127\.0\.0\.1 is a loopback address/);
     expect(byName.error).toMatch(/refused/);
     expect(receiver.received).toEqual([]);
     for (const allowed of ['127.0.0.1', '127.0.0.0/8', 'localhost']) {
-      const open = new WebhookSender(parseAllowedTargets(allowed), 5_000);
+      const open = new OutboundHttp(parseAllowedTargets(allowed), 5_000);
       const url = allowed === 'localhost' ? `http://localhost:${receiver.port}/allowed` : receiver.url('/allowed');
       expect({ allowed, status: (await open.send(url, {}, '{}')).statusCode }).toEqual({ allowed, status: 200 });
       open.close();
@@ -547,7 +548,7 @@ describe('webhook deliveries survive an instance killed mid-delivery (at least o
     await new Promise((resolve) => child.once('exit', resolve));
     for (const res of held) res.destroy();
     // Another instance (this one) takes the deliveries over once the dead one's leases have run out.
-    const worker = a.app.get(DeliveryWorker);
+    const runner = a.app.get(JobRunner);
     const deadline = Date.now() + 30_000;
     const delivered = () =>
       a.app
@@ -555,7 +556,8 @@ describe('webhook deliveries survive an instance killed mid-delivery (at least o
         .query<{ n: number | string }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'");
     while (Number((await delivered())[0].n) < ids.length) {
       if (Date.now() > deadline) throw new Error('not every delivery was made');
-      await worker.work();
+      await runner.work(FANOUT_QUEUE);
+      await runner.work(DELIVERY_QUEUE);
       await sleep(100);
     }
     const received = new Set(receiver.on('/kill').map((r) => JSON.parse(r.body).resource_id as number));

@@ -14,8 +14,14 @@ import { InsertIds } from './persistence/insert-ids.js';
 import { ChangeFeed } from './events/change-feed.js';
 import { EventCatalog } from './events/event-catalog.js';
 import { EventRedaction } from './events/event-redaction.js';
+import { EventRetention } from './events/event-retention.js';
 import { EventSequencer } from './events/event-sequencer.js';
-import { CHANGE_RECORDERS, Tables } from './persistence/tables.js';
+import { FeedFollower } from './events/feed-follower.js';
+import { FeedReads } from './events/feed-reads.js';
+import { Jobs } from './jobs/jobs.js';
+import { parseAllowedTargets } from './outbound/address-policy.js';
+import { OutboundHttp } from './outbound/outbound-http.js';
+import { Tables } from './persistence/tables.js';
 import { TenantGuard } from './tenancy/tenant.guard.js';
 import { DailyQuota, QuotaGuard } from './usage/daily-quota.js';
 import { RecordCaps } from './usage/record-caps.js';
@@ -64,13 +70,17 @@ export class CommonModule {
         EventSequencer,
         EventRedaction,
         ChangeFeed,
+        FeedReads,
+        FeedFollower,
+        EventRetention,
         RecordCaps,
         DailyQuota,
-        // The caps first: a threshold they announce is published by the feed with the write.
+        Jobs,
         {
-          provide: CHANGE_RECORDERS,
-          useFactory: (caps: RecordCaps, feed: ChangeFeed) => [caps, feed],
-          inject: [RecordCaps, ChangeFeed],
+          provide: OutboundHttp,
+          useFactory: (c: AppConfig) =>
+            new OutboundHttp(parseAllowedTargets(c.webhooks.allowedHosts), c.webhooks.timeoutMs),
+          inject: [APP_CONFIG],
         },
         Tables,
       ],
@@ -82,8 +92,14 @@ export class CommonModule {
         EventCatalog,
         EventSequencer,
         EventRedaction,
+        ChangeFeed,
+        FeedReads,
+        FeedFollower,
+        EventRetention,
         RecordCaps,
         DailyQuota,
+        Jobs,
+        OutboundHttp,
         ThrottlingModule,
       ],
     };

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Sql } from '../persistence/database.js';
 
 /** Whatever keeps copies of events (the webhook log): scrubs its copies of these, in the erasure's transaction. */
@@ -6,6 +6,9 @@ export interface RedactionListener {
   /** Answers how many copies it scrubbed. */
   redacted(sql: Sql, tenantId: number, eventIds: readonly number[]): Promise<number>;
 }
+
+/** Who keeps copies of events, in order (src/side-effects.ts). */
+export const REDACTION_LISTENERS = Symbol('REDACTION_LISTENERS');
 
 /** The subject of a redaction: records of one resource of a tenant. */
 export interface RedactedRecords {
@@ -18,15 +21,11 @@ export interface RedactedRecords {
  * An erasure's step through the change feed: the events about erased records become tombstones,
  * `{id, reason: "erased"}` with no changes, keeping their type, sequence and date (a follower's
  * cursor sees the same events). Their deletions are tombstones already and stay as they are.
- * Listeners scrub the copies they keep, in the same transaction.
+ * The listeners of src/side-effects.ts scrub the copies they keep, in the same transaction.
  */
 @Injectable()
 export class EventRedaction {
-  private readonly listeners: RedactionListener[] = [];
-
-  onRedacted(listener: RedactionListener): void {
-    this.listeners.push(listener);
-  }
+  constructor(@Inject(REDACTION_LISTENERS) private readonly listeners: readonly RedactionListener[]) {}
 
   /**
    * Up to `limit` events about `records` after event `afterId`, by the (tenant, resource,

@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { JobContext } from '../jobs/job.js';
+import { Jobs } from '../jobs/jobs.js';
 import { isDatabaseUnavailable } from '../persistence/database-errors.js';
 import { Database, type Sql, type SqlValue } from '../persistence/database.js';
 import { runTogether, type Statement } from '../persistence/statement-batch.js';
@@ -14,8 +16,7 @@ const MIN_RANGE_RUN = 8;
 const NUDGE_DELAY_MS = 25;
 /** Without nudges (writes through other instances, a crash between commit and nudge), a pass this often. */
 const IDLE_PASS_MS = 1_000;
-/** Retention: how often it runs, and the events it deletes per transaction (short, so writers never wait long). */
-const RETENTION_EVERY_MS = 60 * 60 * 1000;
+/** Retention: the events it deletes per transaction (short, so writers never wait long). */
 const RETENTION_BATCH = 2_000;
 
 interface Pending {
@@ -43,10 +44,19 @@ export interface NumberedEvent {
 /** An event of a write that numbers its own (numberInWrite), before it is stored. */
 export type OwnEvent = Pick<NumberedEvent, 'tenantId' | 'type' | 'resourceId'> & { counted?: boolean };
 
-/** Work that must happen with the numbering, in its transaction (webhooks: one delivery per endpoint). */
+/** Bookkeeping that must happen with the numbering, in its transaction (the plan's counts). */
 export interface NumberingListener {
   numbered(sql: Sql, events: readonly NumberedEvent[]): Promise<void>;
 }
+
+/** What the numbering pass does with its events (src/side-effects.ts): listeners in its transaction, followers woken after. */
+export interface NumberingEffects {
+  /** In the pass's transaction, under the numbering lock: bookkeeping only. */
+  listeners: readonly NumberingListener[];
+  /** Recurring queues that follow the feed (FeedFollower), made due once a pass has numbered events. */
+  followers: readonly string[];
+}
+export const NUMBERING_EFFECTS = Symbol('NUMBERING_EFFECTS');
 
 /**
  * Numbers the change feed's events per tenant after they commit, in the order of their ids, which
@@ -58,7 +68,13 @@ export interface NumberingListener {
  * goes to one node, so that lock holds cluster-wide), reads the events without a number, skipping
  * rows of transactions still open (`SKIP LOCKED`), and numbers them from each tenant's counter.
  * Every instance runs passes: after its own writes (nudge), before a feed read (catchUp) and once
- * a second. It also deletes events past retention, in short batches.
+ * a second. Its retention (`purge`) runs as a job (EventRetention).
+ *
+ * The numbering is not a job of the jobs table (src/common/jobs), on purpose: a pass follows every
+ * write by 25 ms and must stay that cheap (a job row claimed and settled per pass would double the
+ * writes it exists to number), and its exclusivity is the row lock its own transaction holds on
+ * `event_counters`, which is stronger than a lease: a pass cannot outlive it, so there is nothing
+ * to fence or to give back.
  */
 @Injectable()
 export class EventSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -67,36 +83,28 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
   private current: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
   private nudged: NodeJS.Timeout | undefined;
-  private timers: NodeJS.Timeout[] = [];
-  private readonly listeners: NumberingListener[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** A bulk write numbered its own events: the next pass wakes the followers even if it numbers none. */
+  private numberedInWrite = false;
 
   constructor(
     private readonly db: Database,
+    private readonly jobs: Jobs,
+    @Inject(NUMBERING_EFFECTS) private readonly effects: NumberingEffects,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
     if (!this.config.events.background) return;
-    const idle = setInterval(() => this.nudge(), IDLE_PASS_MS);
-    const retention = setInterval(
-      () => void this.purge().catch((error) => this.warn('retention', error)),
-      RETENTION_EVERY_MS,
-    );
-    idle.unref();
-    retention.unref();
-    this.timers = [idle, retention];
+    this.idleTimer = setInterval(() => this.nudge(), IDLE_PASS_MS);
+    this.idleTimer.unref();
   }
 
   onApplicationShutdown(): void {
     this.stopped = true;
-    for (const timer of this.timers) clearInterval(timer);
+    clearInterval(this.idleTimer);
     if (this.nudged) clearTimeout(this.nudged);
-  }
-
-  /** Runs `listener` in every pass that numbers events, in its transaction. */
-  onNumbered(listener: NumberingListener): void {
-    this.listeners.push(listener);
   }
 
   /** A write committed events: number them soon (the passes of a burst coalesce). */
@@ -131,7 +139,19 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       await holdSequencer(sql);
       return this.numberCommitted(sql);
     };
-    while ((await this.db.transaction(pass, { isolation: 'read committed' })) === PASS_SIZE);
+    let numbered = 0;
+    for (let last = PASS_SIZE; last === PASS_SIZE; numbered += last) {
+      last = await this.db.transaction(pass, { isolation: 'read committed' });
+    }
+    if (numbered || this.numberedInWrite) {
+      this.numberedInWrite = false;
+      await this.wakeFollowers();
+    }
+  }
+
+  /** The feed moved on: its followers catch up now rather than at their next run. */
+  private async wakeFollowers(): Promise<void> {
+    for (const queue of this.effects.followers) await this.jobs.runNow(queue);
   }
 
   /**
@@ -166,7 +186,8 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
       occurredAt,
       counted: event.counted === true,
     }));
-    for (const listener of this.listeners) await listener.numbered(sql, numbered);
+    for (const listener of this.effects.listeners) await listener.numbered(sql, numbered);
+    this.numberedInWrite = true;
   }
 
   /** One pass, with the sequencer's row held: numbers up to PASS_SIZE committed events, answers how many. */
@@ -194,7 +215,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     if (restNumbers.length) numbering.push(joinedUpdate(sql, 'events', 'id', 'sequence', restNumbers));
     numbering.push(counterUpdate(sql, last));
     await runTogether(sql, numbering);
-    for (const listener of this.listeners) await listener.numbered(sql, numbered);
+    for (const listener of this.effects.listeners) await listener.numbered(sql, numbered);
     return pending.length;
   }
 
@@ -203,13 +224,14 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
    * transaction per batch; each tenant's counter keeps the last sequence and the instant removed,
    * so that a reader behind them is told (410) rather than left with a gap. Answers how many went.
    */
-  async purge(now = Date.now()): Promise<number> {
+  async purge(now = Date.now(), context?: JobContext): Promise<number> {
     const before = now - this.config.events.retentionDays * 24 * 60 * 60 * 1000;
     await this.catchUp(); // only numbered events are removed: a reader's position is a number
     let removed = 0;
     for (;;) {
       const batch = await this.db.transaction(
         async (sql) => {
+          await context?.fence(sql);
           const rows = await sql.query<{
             id: number | string;
             tenant_id: number | string;
@@ -243,7 +265,7 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
         { isolation: 'read committed' },
       );
       removed += batch;
-      if (batch < RETENTION_BATCH || this.stopped) return removed;
+      if (batch < RETENTION_BATCH || this.stopped || context?.shouldStop()) return removed;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
+import { JobRunner } from '../jobs/job-runner.js';
 
 /** The process exits by then whatever happens: a margin under the contract's 10 s (API-CONVENTIONS §1). */
 export const SHUTDOWN_DEADLINE_MS = 8_000;
@@ -18,8 +19,9 @@ export interface ShutdownOptions {
 }
 
 /**
- * SIGTERM/SIGINT handling (API-CONVENTIONS §1): stop accepting connections, let in-flight
- * requests finish, close the database pool, exit 0, and never take longer than the deadline.
+ * SIGTERM/SIGINT handling (API-CONVENTIONS §1): stop accepting connections and claiming jobs, let
+ * in-flight requests and jobs finish (a job gives itself back at its next step), close the
+ * database pool, exit 0, and never take longer than the deadline.
  * Nest's own shutdown hooks close the database before the HTTP server (in-flight requests would
  * fail) and re-raise the signal (exit code 143), hence this.
  */
@@ -31,8 +33,10 @@ export function gracefulShutdown(app: INestApplication, options: ShutdownOptions
       const deadline = setTimeout(() => exit(0), options.deadlineMs ?? SHUTDOWN_DEADLINE_MS);
       deadline.unref();
       try {
-        await stopAccepting(app.getHttpServer() as Server);
-        // Only now close the rest (database pool, Redis): no request is left that needs them.
+        // Background work stops beside the requests: jobs stop at their next safe point, and what has
+        // not ended within its grace is given back for another instance to resume at once.
+        await Promise.all([stopAccepting(app.getHttpServer() as Server), app.get(JobRunner).stop()]);
+        // Only now close the rest (database pool, Redis): no request or job is left that needs them.
         await app.close();
       } catch (error) {
         console.error(

@@ -1,5 +1,7 @@
 import type { SqlValue } from './sql-text.js';
 
+export type { SqlValue } from './sql-text.js';
+
 export type Dialect = 'mysql' | 'sqlite';
 
 export interface WriteResult {

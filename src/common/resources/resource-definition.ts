@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { Sql } from '../persistence/database.js';
 import type { SortFields } from '../persistence/keyset.js';
 import type { Values } from '../persistence/table-gateway.js';
 import type { TenantReads, TenantTx } from '../persistence/tables.js';
@@ -24,6 +25,8 @@ export interface ParentDefinition<E> {
 export interface WriteContext<E> {
   /** Tenant-scoped tables, inside the write's transaction. */
   tx: TenantTx;
+  /** The same transaction, for bookkeeping rows only (a webhook's deliveries and their jobs): see Tables.writeWithBookkeeping. */
+  bookkeeping: Sql;
   /** The record being updated; undefined on create. */
   existing?: E;
   /** The parent id on create (from the path), or the record's own parent on update. */

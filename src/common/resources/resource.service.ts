@@ -68,9 +68,9 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
   /** POST: parent → validate → insert → afterWrite → onChange → the answer, kept with the Idempotency-Key. */
   create(auth: AuthContext, dto: Dto, parentId?: number): Promise<R> {
     const { definition: d } = this;
-    return this.tables.write(auth, async (tx) => {
+    return this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
       if (d.parent && parentId !== undefined) await this.findParent(tx, parentId, d.parent.serializeOn, 'share');
-      const context = { tx, parentId };
+      const context = { tx, bookkeeping, parentId };
       await d.validate?.(dto, context);
       const values = d.toColumns(dto);
       if (d.parent && parentId !== undefined) Object.assign(values, { [d.parent.column]: parentId });
@@ -87,13 +87,13 @@ export class ResourceService<E extends TenantOwnedEntity, Dto extends object, R>
   /** PUT: the row (locked and matched against If-Match) → parent → validate → update → afterWrite → onChange → the answer. */
   update(auth: AuthContext, id: number, dto: Dto): Promise<R> {
     const { definition: d } = this;
-    return this.tables.write(auth, async (tx) => {
+    return this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
       // Locked: a write racing this one on the record ends first, so that the answer and the change
       // feed's event show the record as stored (read unlocked, its other fields could be stale).
       const existing = await this.findMatching(tx, id);
       const parentId = d.parent ? Number(existing[d.parent.column]) : undefined;
       if (d.parent?.serializeOn && parentId !== undefined) await this.findParent(tx, parentId, d.parent.serializeOn);
-      const context = { tx, existing, parentId };
+      const context = { tx, bookkeeping, existing, parentId };
       await d.validate?.(dto, context);
       const row = await tx.table(d.entity).update(existing, d.toColumns(dto, existing));
       if (!row) throw new RecordNotFound(d.label);

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context.js';
 import { EventCatalog } from '../events/event-catalog.js';
-import { EventSequencer, type NumberedEvent, type NumberingListener } from '../events/event-sequencer.js';
+import type { NumberedEvent, NumberingListener } from '../events/event-sequencer.js';
 import { ApiException, type FieldErrors } from '../http/api-exception.js';
 import { wholeSecondNow } from '../persistence/columns.js';
-import type { Sql, SqlValue } from '../persistence/database.js';
+import { Database, type Sql, type SqlValue } from '../persistence/database.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
 import { readTenantLimits, type CountedResource, type TenantLimits } from './tenant-limits.js';
@@ -65,7 +65,7 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
   constructor(
     @Inject(COUNTED_TABLES) private readonly counted: readonly CountedTable[],
     private readonly catalog: EventCatalog,
-    sequencer: EventSequencer,
+    private readonly db: Database,
   ) {
     for (const { entity, resource } of counted) this.byEntity.set(entity.name, resource);
     catalog.registerType({
@@ -73,7 +73,6 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
       resource: 'tenant',
       description: "A count or the day's API calls crossed 80 % or 100 % of the tenant's limit.",
     });
-    sequencer.onNumbered(this);
   }
 
   async record(write: RecordedWrite): Promise<void> {
@@ -159,8 +158,13 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
     return { max: Math.max(0, limit - current), refusal };
   }
 
+  /** The tenant's plan, as its row holds it now (undefined: no such tenant). */
+  limitsOf(tenantId: number): Promise<TenantLimits | undefined> {
+    return readTenantLimits(this.db, tenantId);
+  }
+
   /** The tenant's counts, as the usage answer shows them: the rows and the events not folded yet, in one read. */
-  async counts(sql: Pick<Sql, 'query'>, tenantId: number): Promise<Map<CountedResource, number>> {
+  async counts(tenantId: number, sql: Pick<Sql, 'query'> = this.db): Promise<Map<CountedResource, number>> {
     const counts = new Map<CountedResource, number>();
     const { types, params } = this.countedTypes();
     const rows = await sql.query<{ resource: string; n: number | string }>(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isSuperAdmin, SUPER_ADMIN, USER_MODEL_TYPE, type AuthUser } from '../../common/auth/auth-user.js';
 import { GUARD_NAME } from '../../common/auth/permissions.js';
-import type { Sql } from '../../common/persistence/database.js';
+import type { Sql } from '../../common/persistence/sql.js';
 import type { TenantTx } from '../../common/persistence/tables.js';
 import { User } from '../auth/entities/user.entity.js';
 import { ApiException, ValidationFailed } from '../../common/http/api-exception.js';

@@ -76,7 +76,13 @@ export class TenantsService {
         ...limitColumns(dto.limits),
       });
       if (!updated) throw new RecordNotFound('tenant');
-      if (deactivating) await this.tokens.revokeAllOfTenant(bookkeeping, tenant.id);
+      if (deactivating) {
+        const users = await tx.acrossTenants(User).findWhere({ tenant_id: tenant.id });
+        await this.tokens.revokeAllOfUsers(
+          bookkeeping,
+          users.map((user) => user.id),
+        );
+      }
       return updated;
     });
     return toTenantResponse(tenant);

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
-import { Database } from '../../common/persistence/database.js';
 import { DailyQuota } from '../../common/usage/daily-quota.js';
 import { RecordCaps } from '../../common/usage/record-caps.js';
-import { COUNTED_RESOURCES, readTenantLimits, UNLIMITED } from '../../common/usage/tenant-limits.js';
+import { COUNTED_RESOURCES, UNLIMITED } from '../../common/usage/tenant-limits.js';
 import { dayEnd } from '../../common/usage/usage-thresholds.js';
 import type { RecordsUsage, UsageResponse } from './dto/usage.response.js';
 
@@ -11,7 +10,6 @@ import type { RecordsUsage, UsageResponse } from './dto/usage.response.js';
 @Injectable()
 export class UsageService {
   constructor(
-    private readonly db: Database,
     private readonly caps: RecordCaps,
     private readonly quota: DailyQuota,
   ) {}
@@ -19,8 +17,8 @@ export class UsageService {
   async usage(auth: AuthContext): Promise<UsageResponse> {
     const now = new Date();
     const [limits, counts, used] = await Promise.all([
-      auth.tenant?.limits ?? readTenantLimits(this.db, auth.tenantId).then((found) => found ?? UNLIMITED),
-      this.caps.counts(this.db, auth.tenantId),
+      auth.tenant?.limits ?? this.caps.limitsOf(auth.tenantId).then((found) => found ?? UNLIMITED),
+      this.caps.counts(auth.tenantId),
       this.quota.used(auth.tenantId, now),
     ]);
     const records = Object.fromEntries(

@@ -1,4 +1,4 @@
-import type { Dialect } from '../../common/persistence/database.js';
+import type { Dialect } from '../../common/persistence/sql.js';
 import type { TenantReads } from '../../common/persistence/tables.js';
 import { quote } from '../../common/persistence/table-gateway.js';
 import { AUDIENCE_RULES_TABLE, Audience, AudienceRule, CampaignAudience } from './entities/audience.entity.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlValue } from '../../common/persistence/database.js';
+import type { SqlValue } from '../../common/persistence/sql.js';
 import { ValidationFailed } from '../../common/http/api-exception.js';
 import type { PageMeta } from '../../common/http/page.js';
 import { decodeCursor, encodeCursor } from '../../common/persistence/cursor.js';

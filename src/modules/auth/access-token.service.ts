@@ -125,17 +125,18 @@ export class AccessTokenService {
   }
 
   async revokeAllOfUser(sql: Sql, userId: number): Promise<void> {
-    await sql.run('DELETE FROM personal_access_tokens WHERE tokenable_type = ? AND tokenable_id = ?', [
-      USER_MODEL_TYPE,
-      userId,
-    ]);
+    await this.revokeAllOfUsers(sql, [userId]);
   }
 
-  async revokeAllOfTenant(sql: Sql, tenantId: number): Promise<void> {
-    await sql.run(
-      'DELETE FROM personal_access_tokens WHERE tokenable_type = ? AND tokenable_id IN (SELECT id FROM users WHERE tenant_id = ?)',
-      [USER_MODEL_TYPE, tenantId],
-    );
+  /** Every token of these users (a deactivated tenant's), in slices of a thousand. */
+  async revokeAllOfUsers(sql: Sql, userIds: readonly number[]): Promise<void> {
+    for (let start = 0; start < userIds.length; start += 1000) {
+      const slice = userIds.slice(start, start + 1000);
+      await sql.run(
+        `DELETE FROM personal_access_tokens WHERE tokenable_type = ? AND tokenable_id IN (${slice.map(() => '?').join(', ')})`,
+        [USER_MODEL_TYPE, ...slice],
+      );
+    }
   }
 
   private async touch(tokenId: number, lastUsedAt: Date | null): Promise<void> {

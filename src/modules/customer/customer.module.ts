@@ -8,12 +8,12 @@ import { CustomersService } from './customers.service.js';
 import { CustomerErasuresService } from './erasure/customer-erasures.service.js';
 import { ErasureJobs } from './erasure/erasure-jobs.js';
 import { ErasureProcessor } from './erasure/erasure-processor.js';
-import { ErasureRunner } from './erasure/erasure-runner.js';
+import { ErasureQueue } from './erasure/erasure-queue.js';
 import { CustomerExportService } from './export/customer-export.service.js';
 import { CustomerImportsService } from './imports/customer-imports.service.js';
 import { ImportJobs } from './imports/import-jobs.js';
 import { ImportProcessor } from './imports/import-processor.js';
-import { ImportRunner } from './imports/import-runner.js';
+import { ImportQueue } from './imports/import-queue.js';
 import { CustomerMergeService } from './merge/customer-merge.service.js';
 import { SuppressionsController } from './suppressions.controller.js';
 import { SuppressionList } from './suppression/suppression-list.js';
@@ -38,15 +38,15 @@ import { SuppressionsService } from './suppression/suppressions.service.js';
     CustomerImportsService,
     ImportJobs,
     ImportProcessor,
-    ImportRunner,
+    ImportQueue,
     CustomerMergeService,
     SuppressionList,
     SuppressionsService,
     CustomerErasuresService,
     ErasureJobs,
     ErasureProcessor,
-    ErasureRunner,
+    ErasureQueue,
   ],
-  exports: [CustomersService],
+  exports: [CustomersService, ImportQueue, ErasureQueue],
 })
 export class CustomerModule {}

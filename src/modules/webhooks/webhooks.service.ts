@@ -1,14 +1,15 @@
-import { lookup } from 'node:dns/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
-import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { EventCatalog } from '../../common/events/event-catalog.js';
 import { parseDateLike } from '../../common/fields/fields.js';
 import { ApiException, RecordNotFound, ValidationFailed } from '../../common/http/api-exception.js';
 import { Page } from '../../common/http/page.js';
-import { Database } from '../../common/persistence/database.js';
+import { FeedReads } from '../../common/events/feed-reads.js';
+import { Jobs } from '../../common/jobs/jobs.js';
+import { OutboundHttp } from '../../common/outbound/outbound-http.js';
+import { newSecret } from '../../common/outbound/signature.js';
 import { pageRequest, type Condition } from '../../common/persistence/keyset.js';
-import { Tables } from '../../common/persistence/tables.js';
+import { Tables, type TenantReads } from '../../common/persistence/tables.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
 import { EventsService } from '../events/events.service.js';
 import type { DeliveriesQueryDto, ReplayDto, WebhookDto } from './dto/webhook.dto.js';
@@ -23,11 +24,12 @@ import {
   type WebhookTestResponse,
   type WebhookWithSecretResponse,
 } from './dto/webhook.response.js';
-import { parseAllowedTargets, urlRefusal } from './delivery/address-policy.js';
-import { DeliveryWorker } from './delivery/delivery-worker.js';
-import { TEST_EVENT } from './delivery/webhook-fanout.js';
-import { newSecret } from './delivery/signature.js';
+import { DELIVERY_QUEUE, deliveryKey, webhookLane } from './delivery/delivery-queue.js';
+import { insertDeliveries, TEST_EVENT } from './delivery/webhook-fanout.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from './entities/webhook.entity.js';
+
+/** Events a replay reads and queues per transaction. */
+const REPLAY_BATCH = 2_000;
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -43,12 +45,11 @@ export class WebhooksService extends ResourceService<Webhook, WebhookDto, Webhoo
   constructor(
     tables: Tables,
     private readonly catalog: EventCatalog,
-    private readonly db: Database,
-    private readonly worker: DeliveryWorker,
+    private readonly jobs: Jobs,
     private readonly events: EventsService,
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly feed: FeedReads,
+    http: OutboundHttp,
   ) {
-    const allowed = parseAllowedTargets(config.webhooks.allowedHosts);
     super(tables, {
       entity: Webhook,
       resource: 'webhook',
@@ -68,11 +69,23 @@ export class WebhooksService extends ResourceService<Webhook, WebhookDto, Webhoo
         }
         return values;
       },
+      // Switched off, its deliveries wait (their lane held); switched on again, it starts from new
+      // events: what was queued before fails and its jobs go.
+      afterWrite: async (row, _dto, { existing, bookkeeping }) => {
+        if (!existing || existing.is_active === row.is_active) return;
+        if (!row.is_active) return jobs.hold(bookkeeping, DELIVERY_QUEUE, webhookLane(row.id));
+        await bookkeeping.run(
+          `UPDATE webhook_deliveries SET status = 'failed', last_error = 'queued before the webhook was enabled again',
+             next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending' AND queued_at < ?`,
+          [row.id, row.active_since],
+        );
+        await jobs.cancelLane(bookkeeping, DELIVERY_QUEUE, webhookLane(row.id));
+      },
       // The create's answer, and only it, shows the secret.
       createdAnswer: (row, answer) => Object.assign(answer, { secret: row.secret }),
       validate: async (dto) => {
         checkTypes(dto.events, 'events', catalog);
-        const refused = await urlRefusal(dto.url, allowed, (host) => lookup(host, { all: true }));
+        const refused = await http.refusalOf(dto.url);
         if (refused) throw ValidationFailed.field('url', refused);
       },
     });
@@ -139,25 +152,41 @@ export class WebhooksService extends ResourceService<Webhook, WebhookDto, Webhoo
 
   async delivery(auth: AuthContext, webhookId: number, deliveryId: number): Promise<WebhookDeliveryDetailResponse> {
     const reads = this.tables.read(auth);
-    const delivery = await this.findDelivery(auth, webhookId, deliveryId);
+    const delivery = await this.findDelivery(reads, webhookId, deliveryId);
     const attempts = await reads.table(WebhookAttempt).findWhere({ delivery_id: delivery.id });
     return Object.assign(toDeliveryResponse(delivery), { attempt_log: attempts.map(toAttemptResponse) });
   }
 
-  /** Sends one delivery again now, whatever its status. */
+  /** Sends one delivery again now, whatever its status: one more attempt, its schedule going on from where it was. */
   async retry(auth: AuthContext, webhookId: number, deliveryId: number): Promise<WebhookDeliveryResponse> {
     const webhook = await this.find(this.tables.read(auth), webhookId);
     if (!webhook.is_active)
       throw new ApiException(409, { message: 'The webhook is not active: set is_active to true first.' });
-    await this.findDelivery(auth, webhookId, deliveryId);
-    const now = Date.now();
-    await this.db.run(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, queued_at = ?, lease_owner = NULL,
-         lease_expires_at = NULL WHERE id = ? AND tenant_id = ? AND webhook_id = ?`,
-      [now, now, deliveryId, auth.tenantId, webhookId],
-    );
-    this.worker.nudge();
-    return toDeliveryResponse(await this.findDelivery(auth, webhookId, deliveryId));
+    await this.tables.writeWithBookkeeping(auth, async (tx, bookkeeping) => {
+      const delivery = await this.findDelivery(tx, webhookId, deliveryId);
+      const now = Date.now();
+      await bookkeeping.run(
+        "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, queued_at = ? WHERE id = ?",
+        [now, now, delivery.id],
+      );
+      await this.jobs.enqueue(
+        bookkeeping,
+        [
+          {
+            queue: DELIVERY_QUEUE,
+            lane: webhookLane(webhookId),
+            tenantId: auth.tenantId,
+            subjectId: delivery.id,
+            uniqueKey: deliveryKey(delivery.id),
+            attempts: delivery.attempts,
+            runAt: now,
+          },
+        ],
+        { replace: true },
+      );
+    });
+    this.jobs.nudge(DELIVERY_QUEUE);
+    return toDeliveryResponse(await this.findDelivery(this.tables.read(auth), webhookId, deliveryId));
   }
 
   /** Sends again every event of the span (of the given types, or the endpoint's): one new delivery each. */
@@ -170,40 +199,33 @@ export class WebhooksService extends ResourceService<Webhook, WebhookDto, Webhoo
     const since = parseDateLike(dto.since)!.getTime();
     const until = dto.until ? parseDateLike(dto.until)!.getTime() : Date.now();
     const [from, to] = await this.events.sequenceSpan(auth.tenantId, since, until);
-    if (from > to) return { scheduled: 0 };
-    const now = Date.now();
-    const stamp = new Date(Math.floor(now / 1000) * 1000);
-    const typeFilter = types.includes('*') ? '' : ` AND type IN (${types.map(() => '?').join(', ')})`;
-    const { affected } = await this.db.run(
-      `INSERT INTO webhook_deliveries
-         (tenant_id, webhook_id, event_id, event_type, status, attempts, next_attempt_at, queued_at, created_at, updated_at)
-       SELECT tenant_id, ?, id, type, 'pending', 0, ?, ?, ?, ? FROM events
-        WHERE tenant_id = ? AND sequence >= ? AND sequence <= ?${typeFilter} AND (type <> ? OR resource_id = ?)`,
-      [webhookId, now, now, stamp, stamp, auth.tenantId, from, to, ...(typeFilter ? types : []), TEST_EVENT, webhookId],
-    );
-    this.worker.nudge();
-    return { scheduled: affected };
-  }
-
-  /** After a PUT: deliveries queued before a re-enable are dropped from the log's pending ones (they are never sent). */
-  async update(auth: AuthContext, id: number, dto: WebhookDto): Promise<WebhookResponse> {
-    const answer = await super.update(auth, id, dto);
-    if (answer.is_active) {
-      await this.db.run(
-        `UPDATE webhook_deliveries SET status = 'failed', last_error = 'queued before the webhook was enabled again',
-           next_attempt_at = NULL WHERE webhook_id = ? AND tenant_id = ? AND status = 'pending'
-           AND queued_at < (SELECT active_since FROM webhooks WHERE id = ?)`,
-        [id, auth.tenantId, id],
+    let scheduled = 0;
+    for (let after = from - 1; after < to;) {
+      const events = await this.feed.ofSpan(
+        auth.tenantId,
+        { after, through: to, types: types.includes('*') ? undefined : types },
+        REPLAY_BATCH,
       );
+      if (events.length === 0) break;
+      after = events[events.length - 1].sequence;
+      // A test event went to its own endpoint only; it is replayed to that one alone.
+      const mine = events.filter((event) => event.type !== TEST_EVENT || event.resourceId === webhookId);
+      await this.tables.writeWithBookkeeping(auth, (_tx, bookkeeping) =>
+        insertDeliveries(
+          bookkeeping,
+          this.jobs,
+          auth.tenantId,
+          mine.map((event) => [event, webhookId]),
+        ),
+      );
+      scheduled += mine.length;
     }
-    return answer;
+    if (scheduled) this.jobs.nudge(DELIVERY_QUEUE);
+    return { scheduled };
   }
 
-  private async findDelivery(auth: AuthContext, webhookId: number, deliveryId: number): Promise<WebhookDelivery> {
-    const [delivery] = await this.tables
-      .read(auth)
-      .table(WebhookDelivery)
-      .findWhere({ id: deliveryId, webhook_id: webhookId });
+  private async findDelivery(reads: TenantReads, webhookId: number, deliveryId: number): Promise<WebhookDelivery> {
+    const [delivery] = await reads.table(WebhookDelivery).findWhere({ id: deliveryId, webhook_id: webhookId });
     if (!delivery) throw new RecordNotFound('delivery');
     return delivery;
   }

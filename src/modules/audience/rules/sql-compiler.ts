@@ -332,7 +332,7 @@ function dateColumn(column: string, test: Test, now: Date): SqlFragment {
  * The earliest `column` value every member of an audience has, when its rules imply one (a
  * positive range or within_last_days on the column, in `all` mode or as the only rule), as the
  * parameter text the compiled SQL uses; null otherwise. A keyset list by id can turn it into an
- * exact id floor, `SELECT MIN(id) FROM customers WHERE tenant_id = ? AND created_at >= ?` (one
+ * exact id floor, `SELECT MIN(id) FROM customers` of the tenant `AND created_at >= ?` (one
  * range read of (tenant_id, created_at, id)), so that its last page stops at the oldest
  * candidate instead of scanning every older customer.
  */

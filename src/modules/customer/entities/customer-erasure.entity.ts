@@ -46,13 +46,6 @@ export class CustomerErasure extends TenantOwnedEntity {
   @count()
   late_arrivals: number;
 
-  @StringColumn(64, { nullable: true })
-  lease_owner: string | null;
-
-  /** Epoch milliseconds. */
-  @ForeignIdColumn({ nullable: true })
-  lease_expires_at: number | null;
-
   @TimestampColumn()
   completed_at: Date | null;
 }

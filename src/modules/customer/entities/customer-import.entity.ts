@@ -52,13 +52,6 @@ export class CustomerImport extends TenantOwnedEntity {
   @ForeignIdColumn({ nullable: true })
   created_by: number | null;
 
-  @StringColumn(64, { nullable: true })
-  lease_owner: string | null;
-
-  /** Epoch milliseconds. */
-  @ForeignIdColumn({ nullable: true })
-  lease_expires_at: number | null;
-
   @TimestampColumn()
   started_at: Date | null;
 

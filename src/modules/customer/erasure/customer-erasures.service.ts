@@ -8,7 +8,7 @@ import { Customer } from '../entities/customer.entity.js';
 import { survivingCustomer } from '../merge/customer-merge.service.js';
 import { historyIds } from '../merge/merge-history.js';
 import { SuppressionList } from '../suppression/suppression-list.js';
-import { ErasureRunner } from './erasure-runner.js';
+import { ErasureJobs } from './erasure-jobs.js';
 
 /**
  * `POST /api/customers/{id}/erase`: in the request's transaction the customer is deleted (its
@@ -21,7 +21,7 @@ export class CustomerErasuresService {
   constructor(
     private readonly tables: Tables,
     private readonly suppressions: SuppressionList,
-    private readonly runner: ErasureRunner,
+    private readonly erasures: ErasureJobs,
   ) {}
 
   async request(auth: AuthContext, customerId: number): Promise<CustomerErasureResponse> {
@@ -36,11 +36,12 @@ export class CustomerErasuresService {
         batch_uuid: auth.requestId,
         requested_by: auth.user.id || null,
       });
+      await this.erasures.enqueue(bookkeeping, job);
       const answer = toCustomerErasureResponse(job);
       await tx.keepAnswer(answer);
       return answer;
     });
-    this.runner.nudge();
+    this.erasures.nudge();
     return answer;
   }
 

@@ -1,21 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetActivity } from '../../../common/activity/activity-log.writer.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import { EventRedaction } from '../../../common/events/event-redaction.js';
 import { forgetKeptAnswers } from '../../../common/idempotency/idempotency.js';
-import type { Sql } from '../../../common/persistence/database.js';
+import { LeaseLost, type JobContext, type JobOutcome } from '../../../common/jobs/job.js';
+import type { Sql } from '../../../common/persistence/sql.js';
 import { resolveSort, type PageRequest } from '../../../common/persistence/keyset.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import type { CustomerErasure } from '../entities/customer-erasure.entity.js';
 import { Customer } from '../entities/customer.entity.js';
 import { SuppressionList } from '../suppression/suppression-list.js';
 import { ErasureJobs, erasureAuth, type ErasureCounts } from './erasure-jobs.js';
-
-/** The job may not go on here: its lease went to another instance. */
-class JobTakenAway extends Error {}
-
-export type ErasureEnd = 'completed' | 'stopped' | 'taken-away';
 
 /** The customers whose traces a step scrubs. */
 interface Subjects {
@@ -33,8 +28,9 @@ type Step = (sql: Sql, subjects: Subjects, after: number) => Promise<{ next: num
  * activity-log entries, then change-feed events (and the webhook log's copies), then the answers
  * kept for Idempotency-Key replays. Every step is idempotent: a job resumed after a crash starts
  * its steps again and finds the done part done. Last, once `settleMs` has passed since the
- * request, it erases customers written meanwhile with a suppressed value (a chunk of an import
- * that began before the suppression was committed), and scrubs them the same way.
+ * request (until then the job waits in its queue, `again`), it erases customers written meanwhile
+ * with a suppressed value (a chunk of an import that began before the suppression was committed),
+ * and scrubs them the same way.
  */
 @Injectable()
 export class ErasureProcessor {
@@ -50,39 +46,44 @@ export class ErasureProcessor {
     this.steps = [this.activityStep, this.eventStep, this.keptAnswerStep];
   }
 
-  async run(job: CustomerErasure, owner: string, shouldStop: () => boolean): Promise<ErasureEnd> {
+  async run(job: CustomerErasure, context: JobContext): Promise<JobOutcome> {
     try {
       let ids = JSON.parse(job.subject_ids) as number[];
       while (ids.length) {
         const subjects = { tenantId: job.tenant_id, ids };
         for (const step of this.steps) {
           for (let after: number | null = 0; after !== null;) {
-            if (shouldStop()) return await this.stop(job, owner);
+            if (context.shouldStop()) return { status: 'released', note: 'stopped' };
             const from = after;
-            after = await this.batch(job, owner, (sql) => step(sql, subjects, from));
+            after = await this.batch(job, context, (sql) => step(sql, subjects, from));
           }
         }
-        await this.settle(job, shouldStop);
-        if (shouldStop()) return await this.stop(job, owner);
-        ids = await this.lateArrivals(job, owner);
+        // Done so far: the job comes back once a write that began before the request has surely ended.
+        const settled = (job.created_at?.getTime() ?? 0) + this.config.erasures.settleMs;
+        if (Date.now() < settled) return { status: 'again', at: settled, note: 'settling' };
+        ids = await this.lateArrivals(job, context);
       }
-      return (await this.jobs.complete(job, owner)) ? 'completed' : 'taken-away';
+      await this.tables.writeWithBookkeeping(erasureAuth(job), async (_tx, sql) => {
+        await context.fence(sql);
+        await this.jobs.complete(sql, job);
+      });
+      return { status: 'done', note: 'completed' };
     } catch (error) {
-      if (error instanceof JobTakenAway) return 'taken-away';
+      if (error instanceof LeaseLost) return { status: 'released', note: 'taken-away' };
       throw error;
     }
   }
 
-  private async stop(job: CustomerErasure, owner: string): Promise<ErasureEnd> {
-    await this.jobs.release(job, owner);
-    return 'stopped';
-  }
-
-  /** One batch of a step and the job's counts, in one transaction; answers where the step goes on. */
-  private batch(job: CustomerErasure, owner: string, work: (sql: Sql) => ReturnType<Step>): Promise<number | null> {
+  /** One batch of a step and the job's counts, in one transaction fenced on the lease; answers where the step goes on. */
+  private batch(
+    job: CustomerErasure,
+    context: JobContext,
+    work: (sql: Sql) => ReturnType<Step>,
+  ): Promise<number | null> {
     return this.tables.writeWithBookkeeping(erasureAuth(job), async (_tx, sql) => {
+      await context.fence(sql);
       const { next, counts } = await work(sql);
-      if (!(await this.jobs.advance(sql, job, owner, counts))) throw new JobTakenAway();
+      await this.jobs.advance(sql, job, counts);
       return next;
     });
   }
@@ -117,18 +118,12 @@ export class ErasureProcessor {
     return { next: null, counts: { kept_answers: forgotten } };
   };
 
-  /** Waits until `settleMs` after the request: a write that began before it had committed has ended by then. */
-  private async settle(job: CustomerErasure, shouldStop: () => boolean): Promise<void> {
-    const until = (job.created_at?.getTime() ?? 0) + this.config.erasures.settleMs;
-    while (Date.now() < until && !shouldStop()) await sleep(Math.min(250, until - Date.now()));
-  }
-
   /**
    * Customers created since the request (a second before it: stored instants are whole seconds)
    * that carry a suppressed value: each is erased as the request erased its customer, and its id
    * joins the job's subjects. Answers the new ones.
    */
-  private async lateArrivals(job: CustomerErasure, owner: string): Promise<number[]> {
+  private async lateArrivals(job: CustomerErasure, context: JobContext): Promise<number[]> {
     const auth = erasureAuth(job);
     const since = new Date((job.created_at?.getTime() ?? 0) - 1000);
     const found: number[] = [];
@@ -147,7 +142,7 @@ export class ErasureProcessor {
       request.after = { sort: 'created_at', value: last.created_at!.toISOString(), id: last.id };
       const refusals = await this.suppressions.refusals(reads, rows);
       const late = rows.filter((_, i) => refusals[i]).map((row) => Number(row.id));
-      if (late.length) await this.eraseLate(job, owner, late);
+      if (late.length) await this.eraseLate(job, context, late);
       found.push(...late);
       if (!meta.has_more) break;
     }
@@ -155,8 +150,9 @@ export class ErasureProcessor {
   }
 
   /** Erases late arrivals as the request erased its customer, and makes them subjects of the job. */
-  private async eraseLate(job: CustomerErasure, owner: string, ids: number[]): Promise<void> {
+  private async eraseLate(job: CustomerErasure, context: JobContext, ids: number[]): Promise<void> {
     await this.tables.writeWithBookkeeping(erasureAuth(job), async (tx, sql) => {
+      await context.fence(sql);
       const table = tx.table(Customer);
       const locked = await table.findMany(ids, { lock: true });
       await table.removeMany(locked, { forget: true, tombstone: { reason: 'erased' } });
@@ -165,7 +161,7 @@ export class ErasureProcessor {
         job,
         locked.map((row) => row.id),
       );
-      if (!(await this.jobs.advance(sql, job, owner, { late_arrivals: locked.length }))) throw new JobTakenAway();
+      await this.jobs.advance(sql, job, { late_arrivals: locked.length });
     });
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
-import type { SqlValue } from '../../../common/persistence/database.js';
+import type { SqlValue } from '../../../common/persistence/sql.js';
 import { containsCondition } from '../../../common/persistence/contains.js';
 import type { Condition } from '../../../common/persistence/keyset.js';
 import { listIndexName } from '../../../common/persistence/list-index.js';

@@ -6,7 +6,6 @@ import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
-import { Database } from '../../../common/persistence/database.js';
 import { ApiException, RecordNotFound } from '../../../common/http/api-exception.js';
 import { Page } from '../../../common/http/page.js';
 import { pageRequest } from '../../../common/persistence/keyset.js';
@@ -23,17 +22,14 @@ import { CustomerImport, CustomerImportError } from '../entities/customer-import
 import { tooLarge, UploadInspector } from './import-file.js';
 import { ImportJobs } from './import-jobs.js';
 import { ImportProcessor } from './import-processor.js';
-import { ImportRunner } from './import-runner.js';
 
-/** The import API: upload (a queued job), list, read, errors, cancel. The runners do the rest. */
+/** The import API: upload (a queued job), list, read, errors, cancel. The import queue does the rest (ImportQueue). */
 @Injectable()
 export class CustomerImportsService {
   constructor(
-    private readonly db: Database,
     private readonly tables: Tables,
     private readonly jobs: ImportJobs,
     private readonly processor: ImportProcessor,
-    private readonly runner: ImportRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -69,7 +65,6 @@ export class CustomerImportsService {
       file_bytes: inspector.bytes,
       total_rows: inspector.rows,
     });
-    this.runner.nudge();
     return toCustomerImportResponse(job);
   }
 
@@ -110,9 +105,11 @@ export class CustomerImportsService {
       });
     }
     if (job.status !== 'cancelled') {
-      const ended = await this.db.transaction((sql) =>
-        this.jobs.end(sql, job, 'cancelled', { from: ['queued', 'running'] }),
-      );
+      const ended = await this.tables.writeWithBookkeeping(auth, async (_tx, sql) => {
+        const cancelled = await this.jobs.end(sql, job, 'cancelled', { from: ['queued', 'running'] });
+        if (cancelled) await this.jobs.cancel(sql, job);
+        return cancelled;
+      });
       if (!ended) return this.cancel(auth, id);
       await this.processor.removeFile(job);
     }

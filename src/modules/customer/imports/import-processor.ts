@@ -4,8 +4,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import { BULK_WRITE } from '../../../common/events/change-feed.js';
+import { LeaseLost, type JobContext, type JobOutcome } from '../../../common/jobs/job.js';
 import { isDatabaseUnavailable } from '../../../common/persistence/database-errors.js';
-import { Database, type Sql } from '../../../common/persistence/database.js';
+import type { Sql } from '../../../common/persistence/sql.js';
 import { slices } from '../../../common/persistence/rows-insert.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import { RecordCaps } from '../../../common/usage/record-caps.js';
@@ -39,13 +40,11 @@ interface ChunkTurn {
   before?: ChunkInFlight;
 }
 
-/** The job may not go on here: its lease went to another instance, or it was cancelled. */
+/** The job may not go on here: it was cancelled, or its progress moved under another instance. */
 class JobTakenAway extends Error {}
 
 /** The chunk before had not committed when this one was fenced: this one runs again once it has ended. */
 class NotYourTurn extends Error {}
-
-export type RunEnd = 'completed' | 'stopped' | 'taken-away' | 'failed' | 'interrupted';
 
 /**
  * Runs one claimed job from where its last committed chunk ended: reads the file again from the
@@ -58,7 +57,6 @@ export class ImportProcessor {
   private readonly logger = new Logger('CustomerImports');
 
   constructor(
-    private readonly db: Database,
     private readonly tables: Tables,
     private readonly jobs: ImportJobs,
     private readonly suppressions: SuppressionList,
@@ -70,43 +68,41 @@ export class ImportProcessor {
     return join(this.config.storageDir, job.file_path);
   }
 
-  async run(job: CustomerImport, owner: string, shouldStop: () => boolean): Promise<RunEnd> {
-    let lost = false;
-    const heartbeat = setInterval(() => {
-      this.jobs.renew(job, owner).then(
-        (ours) => (lost ||= !ours),
-        () => undefined,
-      );
-    }, this.jobs.leaseMs / 3);
-    heartbeat.unref();
+  async run(job: CustomerImport, context: JobContext): Promise<JobOutcome> {
     try {
-      await this.process(job, owner, () => lost || shouldStop());
-      if (lost) throw new JobTakenAway();
-      if (shouldStop()) {
-        await this.jobs.release(job, owner);
-        return 'stopped';
+      await this.step(job, context, async (sql) => {
+        await this.jobs.start(sql, job);
+        await this.jobs.openLanes(sql, job, LANES);
+      });
+      await this.process(job, context);
+      if (context.shouldStop()) {
+        await this.step(job, context, async () => undefined); // stopping, or no longer ours (LeaseLost)?
+        return { status: 'released', note: 'stopped' };
       }
-      await this.db.transaction((sql) => this.jobs.end(sql, job, 'completed', { owner, from: ['running'] }));
+      await this.step(job, context, (sql) => this.jobs.end(sql, job, 'completed', { from: ['running'] }));
       await this.removeFile(job);
-      return 'completed';
+      return { status: 'done', note: 'completed' };
     } catch (error) {
-      if (error instanceof JobTakenAway) {
+      if (error instanceof LeaseLost || error instanceof JobTakenAway) {
         const now = await this.jobs.read(job.id);
         if (now && this.jobs.isFinished(now.status)) await this.removeFile(job);
-        return 'taken-away';
+        return { status: 'released', note: 'taken-away' };
       }
-      if (isDatabaseUnavailable(error)) {
-        // Nothing to record while the database is away: the lease runs out and the job resumes.
-        this.logger.warn(`import ${job.id}: database unavailable, leaving the job to its lease`);
-        return 'interrupted';
-      }
+      // Nothing to record while the database is away: the runner leaves the job to its lease.
+      if (isDatabaseUnavailable(error)) throw error;
       this.logger.error(`import ${job.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-      await this.jobs.fail(job, owner, error);
+      await this.step(job, context, (sql) => this.jobs.fail(sql, job, error));
       await this.removeFile(job);
-      return 'failed';
-    } finally {
-      clearInterval(heartbeat);
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
     }
+  }
+
+  /** One transaction of the job's own bookkeeping, fenced on its lease. */
+  private step(job: CustomerImport, context: JobContext, work: (sql: Sql) => Promise<unknown>): Promise<unknown> {
+    return this.tables.writeWithBookkeeping(jobAuth(job), async (_tx, sql) => {
+      await context.fence(sql);
+      return work(sql);
+    });
   }
 
   /**
@@ -119,9 +115,8 @@ export class ImportProcessor {
    * again). The service itself only waits for the oldest chunk in flight to end before it starts
    * another, so it never holds a chunk back for one the database holds back.
    */
-  private async process(job: CustomerImport, owner: string, shouldStop: () => boolean): Promise<void> {
+  private async process(job: CustomerImport, context: JobContext): Promise<void> {
     const { chunkRows } = this.config.imports;
-    await this.jobs.openLanes(job, LANES);
     let reader: ImportRows | undefined;
     let skip = job.processed_rows;
     let chunk: ImportRow[] = [];
@@ -130,10 +125,10 @@ export class ImportProcessor {
     const writing: ChunkInFlight[] = [];
     const write = async (rows: ImportRow[]): Promise<boolean> => {
       if (writing.length === CHUNKS_IN_FLIGHT) await writing.shift()!.ended;
-      if (shouldStop()) return false;
+      if (context.shouldStop()) return false;
       const turn: ChunkTurn = { position, lane: index % LANES, before: writing[writing.length - 1] };
       const inFlight: ChunkInFlight = { lane: turn.lane, over: false, ended: Promise.resolve() };
-      inFlight.ended = this.commit(job, owner, rows, turn).finally(() => (inFlight.over = true));
+      inFlight.ended = this.commit(job, context, rows, turn).finally(() => (inFlight.over = true));
       inFlight.ended.catch(() => undefined); // awaited in order, by the next write or below
       writing.push(inFlight);
       position += rows.length;
@@ -173,10 +168,10 @@ export class ImportProcessor {
    * has not committed by the time this one is fenced (the database ran it again after a conflict),
    * this one rolls back, waits for it to end, and runs again.
    */
-  private async commit(job: CustomerImport, owner: string, chunk: ImportRow[], turn: ChunkTurn): Promise<void> {
+  private async commit(job: CustomerImport, context: JobContext, chunk: ImportRow[], turn: ChunkTurn): Promise<void> {
     for (;;) {
       try {
-        return await this.commitOnce(job, owner, chunk, turn);
+        return await this.commitOnce(job, context, chunk, turn);
       } catch (error) {
         if (!(error instanceof NotYourTurn)) throw error;
         await turn.before!.ended.catch(() => undefined);
@@ -185,7 +180,12 @@ export class ImportProcessor {
     }
   }
 
-  private async commitOnce(job: CustomerImport, owner: string, chunk: ImportRow[], turn: ChunkTurn): Promise<void> {
+  private async commitOnce(
+    job: CustomerImport,
+    context: JobContext,
+    chunk: ImportRow[],
+    turn: ChunkTurn,
+  ): Promise<void> {
     const writes = chunk.filter((row) => row.upsert);
     const counts = await this.tables.writeWithBookkeeping(
       jobAuth(job),
@@ -223,11 +223,11 @@ export class ImportProcessor {
         }
         // The chunk before holds its lane until it commits: after it, the job's row is free and at its position.
         if (turn.before) await this.jobs.holdLane(bookkeeping, job, turn.before.lane);
-        if (!(await this.jobs.fence(bookkeeping, job, owner, turn.position))) {
+        await context.fence(bookkeeping);
+        if (!(await this.jobs.advance(bookkeeping, job, turn.position, chunk.length, counts))) {
           throw turn.before && !turn.before.over ? new NotYourTurn() : new JobTakenAway();
         }
         await this.insertErrors(bookkeeping, job, errors);
-        await this.jobs.advance(bookkeeping, job, chunk.length, counts);
         return counts;
       },
       BULK_WRITE,

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import type { FieldErrors } from '../../../common/http/api-exception.js';
 import { RetryTransaction, uniqueViolationField } from '../../../common/persistence/database-errors.js';
-import type { Sql } from '../../../common/persistence/database.js';
+import type { Sql } from '../../../common/persistence/sql.js';
 import type { TenantReads, TenantTx } from '../../../common/persistence/tables.js';
 import { CustomerSuppression, type SuppressionKind } from '../entities/customer-suppression.entity.js';
 

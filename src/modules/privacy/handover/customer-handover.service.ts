@@ -4,8 +4,9 @@ import { ActivityLog } from '../../../common/activity/activity-log.entity.js';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import type { FeedEvent } from '../../../common/events/change-feed.js';
 import { EventSequencer } from '../../../common/events/event-sequencer.js';
+import { FeedReads, toFeedEvent } from '../../../common/events/feed-reads.js';
 import { RecordNotFound } from '../../../common/http/api-exception.js';
-import type { SqlValue } from '../../../common/persistence/database.js';
+import type { SqlValue } from '../../../common/persistence/sql.js';
 import { quote } from '../../../common/persistence/table-gateway.js';
 import { Tables, type TenantReads } from '../../../common/persistence/tables.js';
 import { toActivityLogResponse, type ActivityLogResponse } from '../../admin/dto/activity-log.dto.js';
@@ -16,7 +17,6 @@ import { TreatmentAssignmentsService } from '../../audience/treatment-assignment
 import { toCustomerResponse } from '../../customer/dto/customer.response.js';
 import { Customer } from '../../customer/entities/customer.entity.js';
 import { historyIds } from '../../customer/merge/merge-history.js';
-import { EVENT_SELECT, toFeedEvent, type EventRow } from '../../events/events.service.js';
 import { Campaign } from '../../marketing/entities/campaign.entity.js';
 import {
   toHandoverAudience,
@@ -35,9 +35,8 @@ const AUDIENCES_PER_STATEMENT = 50;
 const CAMPAIGNS_PER_READ = 100;
 /** The change feed's name of a customer (`resource`). */
 const CUSTOMER_RESOURCE = 'customer';
-/** The indexes that hold one subject's history in id order (named on MySQL/MariaDB, as the lists do). */
+/** The index that holds one subject's history in id order (named on MySQL/MariaDB, as the lists do). */
 const ACTIVITY_SUBJECT_INDEX = 'activity_log_tenant_subject_index';
-const EVENTS_RESOURCE_INDEX = 'events_tenant_id_resource_resource_id_id_index';
 
 /** One branch of a history read: the rows about one subject id after `after`, in id order. */
 type HistoryBranch = (subjectId: number, after: number, limit: number) => { sql: string; params: SqlValue[] };
@@ -58,6 +57,7 @@ export class CustomerHandoverService {
     private readonly tables: Tables,
     private readonly assignments: TreatmentAssignmentsService,
     private readonly sequencer: EventSequencer,
+    private readonly feed: FeedReads,
   ) {}
 
   /** The document, ready to stream; 404 (before anything is sent) when the tenant has no such customer. */
@@ -181,19 +181,20 @@ export class CustomerHandoverService {
   }
 
   /** Every numbered change-feed event about the subject ids, oldest first (a record's events are in id order). */
-  private events(reads: TenantReads, subjectIds: number[]): AsyncGenerator<FeedEvent[]> {
-    const hint = reads.dialect === 'mysql' ? ` FORCE INDEX (${EVENTS_RESOURCE_INDEX})` : '';
-    return this.history(
-      reads,
-      subjectIds,
-      (subjectId, after, limit) => ({
-        sql: `${EVENT_SELECT}${hint}
-               WHERE tenant_id = ? AND resource = ? AND resource_id = ? AND sequence IS NOT NULL AND id > ?
-               ORDER BY id LIMIT ${limit}`,
-        params: [reads.auth.tenantId, CUSTOMER_RESOURCE, subjectId, after],
-      }),
-      (row) => toFeedEvent(row as unknown as EventRow),
-    );
+  private async *events(reads: TenantReads, subjectIds: number[]): AsyncGenerator<FeedEvent[]> {
+    for (let after = 0; ;) {
+      const rows = await this.feed.ofRecords(
+        reads.auth.tenantId,
+        CUSTOMER_RESOURCE,
+        subjectIds,
+        after,
+        this.historyRows,
+      );
+      if (rows.length === 0) return;
+      yield rows.map(toFeedEvent);
+      if (rows.length < this.historyRows) return;
+      after = Number(rows[rows.length - 1].id);
+    }
   }
 
   /**

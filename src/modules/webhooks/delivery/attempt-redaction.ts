@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EventRedaction, type RedactionListener } from '../../../common/events/event-redaction.js';
-import type { Sql } from '../../../common/persistence/database.js';
+import type { RedactionListener } from '../../../common/events/event-redaction.js';
+import type { Sql } from '../../../common/persistence/sql.js';
 
 /**
  * The webhook log's part of an erasure: a delivery's payload is the event as the feed holds it
@@ -9,16 +9,12 @@ import type { Sql } from '../../../common/persistence/database.js';
  */
 @Injectable()
 export class AttemptRedaction implements RedactionListener {
-  constructor(redaction: EventRedaction) {
-    redaction.onRedacted(this);
-  }
-
-  async redacted(sql: Sql, tenantId: number, eventIds: readonly number[]): Promise<number> {
+  async redacted(sql: Sql, _tenantId: number, eventIds: readonly number[]): Promise<number> {
     const { affected } = await sql.run(
       `UPDATE webhook_attempts SET response_body = NULL
-        WHERE tenant_id = ? AND response_body IS NOT NULL AND delivery_id IN (
+        WHERE response_body IS NOT NULL AND delivery_id IN (
           SELECT id FROM webhook_deliveries WHERE event_id IN (${eventIds.map(() => '?').join(', ')}))`,
-      [tenantId, ...eventIds],
+      eventIds,
     );
     return affected;
   }

@@ -1,7 +1,16 @@
-import { Injectable } from '@nestjs/common';
-import { EventSequencer, type NumberedEvent, type NumberingListener } from '../../../common/events/event-sequencer.js';
-import type { Sql, SqlValue } from '../../../common/persistence/database.js';
-import { DeliveryWorker } from './delivery-worker.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
+import { FeedFollower, type FeedConsumer, type FollowedEvent } from '../../../common/events/feed-follower.js';
+import type { JobContext, JobHandler, JobOutcome, QueueSettings } from '../../../common/jobs/job.js';
+import { Jobs } from '../../../common/jobs/jobs.js';
+import { SERVICE_RETRIES } from '../../../common/jobs/retry-schedule.js';
+import type { Sql, SqlValue } from '../../../common/persistence/sql.js';
+import type { TenantTx } from '../../../common/persistence/tables.js';
+import { Webhook } from '../entities/webhook.entity.js';
+import { DELIVERY_QUEUE, deliveryKey, webhookLane } from './delivery-queue.js';
+
+/** The queue of the fan-out (src/background-work.ts): one recurring job, made due at once after a numbering pass. */
+export const FANOUT_QUEUE = 'webhook-fanout';
 
 /** The event type that goes only to the endpoint it tests, whatever that endpoint subscribes to. */
 export const TEST_EVENT = 'webhook.test';
@@ -12,64 +21,60 @@ export function subscribes(subscribed: readonly string[], type: string): boolean
   return subscribed.includes('*') || subscribed.includes(type);
 }
 
+/** An active endpoint as the fan-out matches events to it. */
+export interface Subscriber {
+  id: number;
+  events: readonly string[];
+  /** Since when it is active (epoch ms): an event that occurred before is not for it. */
+  since: number;
+}
+
 /**
- * Fans the change feed out to webhooks: in the very pass that numbers events (their transaction),
- * one delivery per event and active endpoint of its tenant that subscribes to its type. So a
- * numbered event always has its deliveries, an endpoint receives only events written while it is
- * active (a re-enabled one starts from new events; a replay sends older ones), and nothing is
- * dispatched twice.
+ * Fans the change feed out to webhooks, following it (FeedFollower) in a recurring job rather than
+ * inside the numbering pass: for each numbered event, one delivery (and its job) per active
+ * endpoint of its tenant that subscribes to its type and was active when the event occurred, in the
+ * transaction that moves the fan-out's cursor past the event. So every numbered event gets its
+ * deliveries once, an endpoint receives only events written while it is active (a re-enabled one
+ * starts from new events; a replay sends older ones), and nothing is dispatched twice.
  */
 @Injectable()
-export class WebhookFanout implements NumberingListener {
+export class WebhookFanout implements JobHandler, FeedConsumer {
+  readonly consumer = 'webhooks';
+  readonly settings: QueueSettings;
   private readonly parsed = new Map<string, string[]>();
 
   constructor(
-    sequencer: EventSequencer,
-    private readonly worker: DeliveryWorker,
+    private readonly follower: FeedFollower,
+    private readonly jobs: Jobs,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    sequencer.onNumbered(this);
+    this.settings = {
+      name: FANOUT_QUEUE,
+      enabled: config.webhooks.worker,
+      concurrency: 1,
+      leaseMs: config.webhooks.leaseMs,
+      pollMs: config.webhooks.pollMs,
+      retry: SERVICE_RETRIES,
+      maxWaitSeconds: 60,
+      everyMs: 1_000,
+    };
   }
 
-  async numbered(sql: Sql, events: readonly NumberedEvent[]): Promise<void> {
-    const tenants = [...new Set(events.map((event) => event.tenantId))];
-    const endpoints = await sql.query<{
-      id: number | string;
-      tenant_id: number | string;
-      events: string;
-      active_since: number | string;
-    }>(
-      `SELECT id, tenant_id, events, active_since FROM webhooks
-        WHERE tenant_id IN (${tenants.map(() => '?').join(', ')}) AND is_active = ? AND disabled_reason IS NULL${
-          // A locking read sees the endpoints as they are now, also in a REPEATABLE READ write that numbers its own events.
-          sql.dialect === 'mysql' ? ' LOCK IN SHARE MODE' : ''
-        }`,
-      [...tenants, true],
-    );
+  async run(_job: unknown, context: JobContext): Promise<JobOutcome> {
+    const handed = await this.follower.follow(this, context);
+    if (handed) this.jobs.nudge(DELIVERY_QUEUE);
+    return context.shouldStop() ? { status: 'released' } : { status: 'done', note: `${handed} events` };
+  }
+
+  async take(tx: TenantTx, sql: Sql, events: readonly FollowedEvent[]): Promise<void> {
+    const endpoints = await tx.table(Webhook).findWhere({ is_active: true, disabled_reason: null });
     if (endpoints.length === 0) return;
-    const byTenant = new Map<number, { id: number; events: string[]; since: number }[]>();
-    for (const endpoint of endpoints) {
-      const list = byTenant.get(Number(endpoint.tenant_id)) ?? [];
-      list.push({
-        id: Number(endpoint.id),
-        events: this.subscriptions(endpoint.events),
-        since: Number(endpoint.active_since),
-      });
-      byTenant.set(Number(endpoint.tenant_id), list);
-    }
-    const now = Date.now();
-    const created = new Date(Math.floor(now / 1000) * 1000);
-    const rows: SqlValue[][] = [];
-    for (const event of events) {
-      for (const endpoint of byTenant.get(event.tenantId) ?? []) {
-        // An event written before the endpoint was enabled is numbered a moment later: not for it.
-        if (event.occurredAt < endpoint.since) continue;
-        const receives =
-          event.type === TEST_EVENT ? endpoint.id === event.resourceId : subscribes(endpoint.events, event.type);
-        if (receives) rows.push([event.tenantId, endpoint.id, event.id, event.type, now, now, created, created]);
-      }
-    }
-    await insertDeliveries(sql, rows);
-    if (rows.length) this.worker.nudge();
+    const subscribers = endpoints.map((endpoint) => ({
+      id: endpoint.id,
+      events: this.subscriptions(endpoint.events),
+      since: Number(endpoint.active_since),
+    }));
+    await insertDeliveries(sql, this.jobs, tx.auth.tenantId, deliveriesFor(events, subscribers));
   }
 
   private subscriptions(json: string): string[] {
@@ -83,15 +88,81 @@ export class WebhookFanout implements NumberingListener {
   }
 }
 
-/** New pending deliveries, each row (tenant_id, webhook_id, event_id, event_type, next_attempt_at, queued_at, created_at, updated_at). */
-export async function insertDeliveries(sql: Sql, rows: readonly SqlValue[][]): Promise<void> {
-  for (let start = 0; start < rows.length; start += DELIVERIES_PER_STATEMENT) {
-    const slice = rows.slice(start, start + DELIVERIES_PER_STATEMENT);
-    await sql.run(
-      `INSERT INTO webhook_deliveries
-         (tenant_id, webhook_id, event_id, event_type, status, attempts, next_attempt_at, queued_at, created_at, updated_at)
-       VALUES ${slice.map(() => "(?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)").join(', ')}`,
-      slice.flat(),
+/** Which endpoint receives which event: the pairs (event, endpoint id), in the events' order. */
+export function deliveriesFor(
+  events: readonly FollowedEvent[],
+  endpoints: readonly Subscriber[],
+): [FollowedEvent, number][] {
+  const pairs: [FollowedEvent, number][] = [];
+  for (const event of events) {
+    for (const endpoint of endpoints) {
+      // An event written before the endpoint was enabled is not for it, however late it is numbered.
+      if (event.occurredAt < endpoint.since) continue;
+      const receives =
+        event.type === TEST_EVENT ? endpoint.id === event.resourceId : subscribes(endpoint.events, event.type);
+      if (receives) pairs.push([event, endpoint.id]);
+    }
+  }
+  return pairs;
+}
+
+/**
+ * New pending deliveries of events to endpoints (pairs of event and endpoint id) and their jobs, in
+ * the caller's transaction, in slices; each slice's ids are read back by its events and the instant
+ * it was queued. A delivery has one job at most (its unique key), whatever else that read finds.
+ */
+export async function insertDeliveries(
+  sql: Sql,
+  jobs: Jobs,
+  tenantId: number,
+  pairs: readonly [Pick<FollowedEvent, 'id' | 'type'>, number][],
+): Promise<void> {
+  const now = Date.now();
+  const created = new Date(Math.floor(now / 1000) * 1000);
+  for (let start = 0; start < pairs.length; start += DELIVERIES_PER_STATEMENT) {
+    const slice = pairs.slice(start, start + DELIVERIES_PER_STATEMENT);
+    await sql.insertRows(
+      'webhook_deliveries',
+      [
+        'tenant_id',
+        'webhook_id',
+        'event_id',
+        'event_type',
+        'status',
+        'attempts',
+        'next_attempt_at',
+        'queued_at',
+        'created_at',
+        'updated_at',
+      ],
+      slice.map(([event, webhookId]): SqlValue[] => [
+        tenantId,
+        webhookId,
+        event.id,
+        event.type,
+        'pending',
+        0,
+        now,
+        now,
+        created,
+        created,
+      ]),
+    );
+    const eventIds = [...new Set(slice.map(([event]) => event.id))];
+    const made = await sql.query<{ id: number | string; webhook_id: number | string }>(
+      `SELECT id, webhook_id FROM webhook_deliveries WHERE event_id IN (${eventIds.map(() => '?').join(', ')}) AND queued_at = ?`,
+      [...eventIds, now],
+    );
+    await jobs.enqueue(
+      sql,
+      made.map((row) => ({
+        queue: DELIVERY_QUEUE,
+        lane: webhookLane(Number(row.webhook_id)),
+        tenantId,
+        subjectId: Number(row.id),
+        uniqueKey: deliveryKey(Number(row.id)),
+        runAt: now,
+      })),
     );
   }
 }

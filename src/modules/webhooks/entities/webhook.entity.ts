@@ -82,12 +82,6 @@ export class WebhookDelivery extends TenantOwnedEntity {
   @TextColumn({ nullable: true })
   last_error: string | null;
 
-  @StringColumn(64, { nullable: true })
-  lease_owner: string | null;
-
-  @Column({ type: 'bigint', nullable: true })
-  lease_expires_at: number | null;
-
   @TimestampColumn()
   delivered_at: Date | null;
 }

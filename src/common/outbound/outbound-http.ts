@@ -1,8 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookupPromise } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
-import { refusalOf, type AllowedTargets } from './address-policy.js';
+import { refusalOf, urlRefusal, type AllowedTargets } from './address-policy.js';
 
 /** What one attempt came to. */
 export interface SendResult {
@@ -15,29 +16,47 @@ export interface SendResult {
   retryAfter?: string;
 }
 
-/** The first this many bytes of an answer are kept in the delivery log. */
+/** The first this many bytes of an answer are kept by default (the webhook log). */
 const KEPT_BODY_BYTES = 1024;
 
 class RefusedAddress extends Error {}
 
+/** How one request goes out beyond its URL, headers and body. */
+export interface SendOptions {
+  /** POST (default) or PUT. */
+  method?: 'POST' | 'PUT';
+  /** Overrides the sender's default wait for the whole answer. */
+  timeoutMs?: number;
+  /** The first this many bytes of the answer are kept (default 1 KiB). */
+  keepBytes?: number;
+}
+
 /**
- * One POST of one event to one endpoint: the request goes out only to an address the policy
- * allows, checked on the name's resolution and again on the socket actually connected (DNS can
- * change between the write of the URL and a delivery). Never follows a redirect; waits at most
- * `timeoutMs` for the whole answer. Connections are kept alive per origin.
+ * The service's one way out to the network (webhooks, destinations): a JSON request goes only to
+ * an address the policy allows (WEBHOOK_ALLOWED_HOSTS, address-policy.ts), checked on the name's
+ * resolution and again on the socket actually connected (DNS can change between the write of the
+ * URL and a send). It never follows a redirect and waits at most `timeoutMs` for the whole
+ * answer. Connections are kept alive per origin.
  */
-export class WebhookSender {
+export class OutboundHttp {
   private readonly agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
     'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
   };
 
   constructor(
-    private readonly allowed: AllowedTargets,
+    readonly allowed: AllowedTargets,
     private readonly timeoutMs: number,
   ) {}
 
-  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  /** Why `url` may not be written as a target (undefined when it may): see urlRefusal. */
+  refusalOf(url: string): Promise<string | undefined> {
+    return urlRefusal(url, this.allowed, (host) => dnsLookupAll(host));
+  }
+
+  send(url: string, headers: Record<string, string>, body: string, options: SendOptions = {}): Promise<SendResult> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const keepBytes = options.keepBytes ?? KEPT_BODY_BYTES;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise((resolve) => {
@@ -59,7 +78,7 @@ export class WebhookSender {
       const request = client.request(
         target,
         {
-          method: 'POST',
+          method: options.method ?? 'POST',
           agent: this.agents[target.protocol as 'http:' | 'https:'],
           lookup: this.lookup(host),
           headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
@@ -68,9 +87,9 @@ export class WebhookSender {
           const chunks: Buffer[] = [];
           let kept = 0;
           response.on('data', (chunk: Buffer) => {
-            if (kept < KEPT_BODY_BYTES) {
-              chunks.push(chunk.subarray(0, KEPT_BODY_BYTES - kept));
-              kept += Math.min(chunk.length, KEPT_BODY_BYTES - kept);
+            if (kept < keepBytes) {
+              chunks.push(chunk.subarray(0, keepBytes - kept));
+              kept += Math.min(chunk.length, keepBytes - kept);
             }
           });
           response.on('end', () => {
@@ -89,8 +108,8 @@ export class WebhookSender {
         },
       );
       deadline.timer = setTimeout(() => {
-        request.destroy(new Error(`no answer within ${this.timeoutMs / 1000} s`));
-      }, this.timeoutMs);
+        request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
       request.on('socket', (socket: Socket) => {
         // The address actually connected to, whatever resolved it (a kept-alive socket was checked when it connected).
         if (!socket.connecting) return;
@@ -125,6 +144,12 @@ export class WebhookSender {
     this.agents['http:'].destroy();
     this.agents['https:'].destroy();
   }
+
+  onApplicationShutdown(): void {
+    this.close();
+  }
 }
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+const dnsLookupAll = (host: string) => dnsLookupPromise(host, { all: true });

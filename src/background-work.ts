@@ -1,0 +1,46 @@
+import { Global, Module, type Type } from '@nestjs/common';
+import { EventRetention } from './common/events/event-retention.js';
+import type { JobHandler } from './common/jobs/job.js';
+import { JOB_HANDLERS, JobRunner } from './common/jobs/job-runner.js';
+import { CustomerModule } from './modules/customer/customer.module.js';
+import { ErasureQueue } from './modules/customer/erasure/erasure-queue.js';
+import { ImportQueue } from './modules/customer/imports/import-queue.js';
+import { DeliveryQueue } from './modules/webhooks/delivery/delivery-queue.js';
+import { DeliveryRetention } from './modules/webhooks/delivery/delivery-retention.js';
+import { WebhookFanout } from './modules/webhooks/delivery/webhook-fanout.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
+
+/**
+ * Every queue of background work (docs/architecture.md#background-work). Each is a JobHandler with
+ * its settings (concurrency, lease, retry schedule, the wait past which /api/health says degraded)
+ * and its `run`; the jobs table holds their jobs and JobRunner, one per instance, runs them all.
+ *
+ * | Queue              | A job is                         | Lane          | Runs                                   |
+ * | ------------------ | -------------------------------- | ------------- | -------------------------------------- |
+ * | customer-import    | one CSV import, chunk by chunk   | -             | one at a time per instance             |
+ * | customer-erasure   | one erasure, batch by batch      | -             | one at a time per instance             |
+ * | webhook-fanout     | the feed's new events → deliveries | -           | recurring (1 s), due after numbering   |
+ * | webhook-delivery   | one delivery of one event        | the endpoint  | 10 per endpoint across instances       |
+ * | webhook-retention  | the log's deliveries past 30 days | -            | recurring (1 h)                        |
+ * | event-retention    | the feed's events past retention | -             | recurring (1 h)                        |
+ */
+export const QUEUE_LIST: Type<JobHandler>[] = [
+  ImportQueue,
+  ErasureQueue,
+  WebhookFanout,
+  DeliveryQueue,
+  DeliveryRetention,
+  EventRetention,
+];
+
+/** The queues above and the runner of this instance. */
+@Global()
+@Module({
+  imports: [CustomerModule, WebhooksModule],
+  providers: [
+    { provide: JOB_HANDLERS, useFactory: (...handlers: JobHandler[]) => handlers, inject: QUEUE_LIST },
+    JobRunner,
+  ],
+  exports: [JobRunner],
+})
+export class BackgroundWorkModule {}
