@@ -160,8 +160,9 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       const first = await admin.get('/api/customers');
       expect(first.status).toBe(200);
       expect(first.headers['ratelimit-policy']).toBe('"default";q=100000;w=60, "daily";q=4;w=86400');
-      // The daily quota is the one closest to its limit: 2 of 4 left.
-      expect(first.headers.ratelimit).toMatch(/^"daily";r=2;t=\d+$/);
+      // Both are listed, the daily quota first: it is nearest exhaustion, 2 of 4 left.
+      expect(first.headers.ratelimit).toMatch(/^"daily";r=2;t=\d+, "default";r=\d+;t=\d+$/);
+      expect(first.headers.ratelimit).toContain(`"default";r=${first.headers['x-ratelimit-remaining']};`);
       const resetIn = Number(/t=(\d+)/.exec(first.headers.ratelimit)![1]);
       const midnight = new Date();
       midnight.setUTCHours(24, 0, 0, 0);
@@ -174,7 +175,7 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       expect(over.status).toBe(429);
       expect(over.body).toEqual({ message: 'The daily API quota of 4 calls is used up; it resets at 00:00 UTC.' });
       expect(Math.abs(Number(over.headers['retry-after']) - resetIn)).toBeLessThan(5);
-      expect(over.headers.ratelimit).toMatch(/^"daily";r=0;t=\d+$/);
+      expect(over.headers.ratelimit).toMatch(/^"daily";r=0;t=\d+, "default";r=\d+;t=\d+$/);
       // Another tenant's calls are its own; a super-admin's in this tenant count here.
       const other = await tenantWith({ api_calls_per_day: 4 });
       expect((await other.admin.get('/api/customers')).status).toBe(200);

@@ -45,6 +45,41 @@ describe('RateLimit-Policy and RateLimit headers', () => {
     }
   });
 
+  /** A login attempt on an app of its own, with the given limits, after `before` other calls. */
+  async function loginAttempt(limits: { rateLimitPerMinute: number; authAttemptsPerMinute: number }, before = 0) {
+    const other = await createTestApp({ config: limits });
+    try {
+      for (let i = 0; i < before; i++) await other.http.get('/api/db-test').expect(200);
+      return await other.http
+        .post('/api/login')
+        .send({ email: 'nobody@example.com', password: 'wrong-password', device_name: 'd' })
+        .expect(422);
+    } finally {
+      await other.close();
+    }
+  }
+
+  it('on the login route lists every policy that applied, each as its x-ratelimit-* fields give it', async () => {
+    const res = await loginAttempt({ rateLimitPerMinute: 100, authAttemptsPerMinute: 5 });
+    expect(res.headers['ratelimit-policy']).toBe('"default";q=100;w=60, "auth";q=5;w=60');
+    expect(parse(res.headers.ratelimit)).toEqual([
+      { name: '"auth"', r: 4, t: Number(res.headers['x-ratelimit-reset-auth']) },
+      { name: '"default"', r: 99, t: Number(res.headers['x-ratelimit-reset']) },
+    ]);
+    expect(res.headers['x-ratelimit-remaining-auth']).toBe('4');
+    expect(res.headers['x-ratelimit-remaining']).toBe('99');
+  });
+
+  it('lists the policy nearest exhaustion first, whichever it is', async () => {
+    const res = await loginAttempt({ rateLimitPerMinute: 3, authAttemptsPerMinute: 5 }, 2);
+    expect(res.headers['ratelimit-policy']).toBe('"default";q=3;w=60, "auth";q=5;w=60');
+    expect(parse(res.headers.ratelimit)).toEqual([
+      { name: '"default"', r: 0, t: Number(res.headers['x-ratelimit-reset']) },
+      { name: '"auth"', r: 4, t: Number(res.headers['x-ratelimit-reset-auth']) },
+    ]);
+    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
   it('the signed-in caller sees their own budget', async () => {
     const fresh = await createTestApp({ config: { rateLimitPerMinute: 10, authAttemptsPerMinute: 10 } });
     try {
