@@ -30,6 +30,7 @@ describe('RateLimit-Policy and RateLimit headers', () => {
     expect(refused.headers['ratelimit-policy']).toBe('"default";q=3;w=60');
     expect(parse(refused.headers.ratelimit)[0]).toMatchObject({ name: '"default"', r: 0 });
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect(refused.headers['x-ratelimit-reset']).toBe(String(parse(refused.headers.ratelimit)[0].t));
   });
 
   it('lists both limits on the login route', async () => {
@@ -78,6 +79,32 @@ describe('RateLimit-Policy and RateLimit headers', () => {
       { name: '"auth"', r: 4, t: Number(res.headers['x-ratelimit-reset-auth']) },
     ]);
     expect(res.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it("on the login limiter's 429, each x-ratelimit-* family still tells its own budget, as RateLimit does", async () => {
+    const other = await createTestApp({ config: { rateLimitPerMinute: 100, authAttemptsPerMinute: 2 } });
+    try {
+      const attempt = () =>
+        other.http
+          .post('/api/login')
+          .send({ email: 'nobody@example.com', password: 'wrong-password', device_name: 'd' });
+      await attempt().expect(422);
+      await attempt().expect(422);
+      const refused = await attempt().expect(429);
+      expect(refused.headers).toMatchObject({
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '97',
+        'x-ratelimit-limit-auth': '2',
+        'x-ratelimit-remaining-auth': '0',
+      });
+      expect(parse(refused.headers.ratelimit)).toEqual([
+        { name: '"auth"', r: 0, t: Number(refused.headers['x-ratelimit-reset-auth']) },
+        { name: '"default"', r: 97, t: Number(refused.headers['x-ratelimit-reset']) },
+      ]);
+      expect(refused.headers['retry-after']).toBe(refused.headers['x-ratelimit-reset-auth']);
+    } finally {
+      await other.close();
+    }
   });
 
   it('the signed-in caller sees their own budget', async () => {

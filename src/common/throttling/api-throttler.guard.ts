@@ -156,9 +156,11 @@ export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     if (record.isBlocked) {
       const retryAfter = Math.max(1, record.timeToBlockExpire);
+      // The spent limiter's own family (x-ratelimit-*-auth for the login limiter): each family tells one budget.
       reply.header(plan.headers.retryAfter, record.timeToBlockExpire);
-      reply.header('x-ratelimit-limit', String(plan.limit));
-      reply.header('x-ratelimit-remaining', '0');
+      reply.header(plan.headers.limit, String(plan.limit));
+      reply.header(plan.headers.remaining, '0');
+      reply.header(plan.headers.reset, String(retryAfter));
       reply.header('retry-after', String(retryAfter));
       addDraftRateLimit(reply, this.stateOf(plan, 0, retryAfter));
       throw new ThrottlerException();
