@@ -2724,9 +2724,9 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description IETF draft-ietf-httpapi-ratelimit-headers: what is left of each policy, e.g. `"default";r=59;t=42` (r: requests remaining, t: seconds until reset); routes under two limiters list both. */
+        /** @description IETF draft-ietf-httpapi-ratelimit-headers: what is left of every policy that applied, nearest exhaustion first (fewest requests left), e.g. `"auth";r=4;t=60, "default";r=59;t=42` (r: requests remaining, t: seconds until reset); each item tells the budget of its x-ratelimit-* fields. */
         RateLimit: string;
-        /** @description IETF draft: the policies that apply, e.g. `"default";q=60;w=60` (q: quota, w: window in seconds). */
+        /** @description IETF draft: every policy that applied, e.g. `"default";q=60;w=60, "auth";q=5;w=60` (q: quota, w: window in seconds). */
         "RateLimit-Policy": string;
         /** @description Requests allowed per window */
         "x-ratelimit-limit": number;

@@ -161,8 +161,9 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       const first = await admin.get('/api/customers');
       expect(first.status).toBe(200);
       expect(first.headers['ratelimit-policy']).toBe('"default";q=100000;w=60, "daily";q=4;w=86400');
-      // The daily quota is the one closest to its limit: 2 of 4 left.
-      expect(first.headers.ratelimit).toMatch(/^"daily";r=2;t=\d+$/);
+      // Both are listed, the daily quota first: it is nearest exhaustion, 2 of 4 left.
+      expect(first.headers.ratelimit).toMatch(/^"daily";r=2;t=\d+, "default";r=\d+;t=\d+$/);
+      expect(first.headers.ratelimit).toContain(`"default";r=${first.headers['x-ratelimit-remaining']};`);
       const resetIn = Number(/t=(\d+)/.exec(first.headers.ratelimit)![1]);
       const midnight = new Date();
       midnight.setUTCHours(24, 0, 0, 0);
@@ -175,7 +176,7 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       expect(over.status).toBe(429);
       expect(over.body).toEqual({ message: 'The daily API quota of 4 calls is used up; it resets at 00:00 UTC.' });
       expect(Math.abs(Number(over.headers['retry-after']) - resetIn)).toBeLessThan(5);
-      expect(over.headers.ratelimit).toMatch(/^"daily";r=0;t=\d+$/);
+      expect(over.headers.ratelimit).toMatch(/^"daily";r=0;t=\d+, "default";r=\d+;t=\d+$/);
       // Another tenant's calls are its own; a super-admin's in this tenant count here.
       const other = await tenantWith({ api_calls_per_day: 4 });
       expect((await other.admin.get('/api/customers')).status).toBe(200);
@@ -185,6 +186,56 @@ describe('getUsage and tenant limits: plans, daily quotas and record caps', () =
       // Raising the limit lets calls through again at once.
       await setLimits(id, { api_calls_per_day: 100 });
       expect((await admin.get('/api/customers')).status).toBe(200);
+    });
+
+    it('counts every authenticated call once, the refused ones too: 403, 400, 413, 415, 404, 422', async () => {
+      const { id, admin } = await tenantWith({ api_calls_per_day: 1000 });
+      const viewer = client(t, (await newUser(t, root, ['viewer'], id)).token);
+      const before = (await usageOf(admin)).api_calls.used;
+      const send = (type: string, body: string) =>
+        t.http.post('/api/customers').set('Authorization', admin.token).set('Content-Type', type).send(body);
+      const forbidden = await viewer.post('/api/customers', { first_name: 'Ann' });
+      expect(forbidden.headers['ratelimit-policy']).toContain('"daily";q=1000;w=86400');
+      const answers = [
+        forbidden.status,
+        (await viewer.get('/api/customers')).status,
+        (await send('application/json', '{"first_name": ')).status,
+        (await send('application/json', JSON.stringify({ first_name: 'x'.repeat(1024 * 1024) }))).status,
+        (await send('text/plain', 'first_name=Ann')).status,
+        (await admin.get('/api/customers/999999999')).status,
+        (await admin.post('/api/customers', { email: 'not an e-mail' })).status,
+      ];
+      expect(answers).toEqual([403, 200, 400, 413, 415, 404, 422]);
+      expect((await usageOf(admin)).api_calls.used).toBe(before + answers.length);
+    });
+
+    it('answers 429 past the quota before telling a caller what it may not do', async () => {
+      const { id, admin } = await tenantWith({ api_calls_per_day: 4 });
+      const viewer = client(t, (await newUser(t, root, ['viewer'], id)).token);
+      // Making the admin and the viewer were two calls of the tenant.
+      expect((await usageOf(admin)).api_calls.used).toBe(2);
+      expect((await viewer.post('/api/customers', {})).status).toBe(403);
+      expect((await viewer.post('/api/customers', {})).status).toBe(403);
+      const over = await viewer.post('/api/customers', {});
+      expect(over.status).toBe(429);
+      expect(over.body).toEqual({ message: 'The daily API quota of 4 calls is used up; it resets at 00:00 UTC.' });
+      expect(over.headers.ratelimit).toMatch(/^"daily";r=0;t=\d+, "default";r=\d+;t=\d+$/);
+    });
+
+    it("counts a super-admin's call with X-Tenant-ID in that tenant, a refused one too; one naming no tenant in none", async () => {
+      const { id, admin } = await tenantWith({ api_calls_per_day: 1000 });
+      const ownCalls = async () => (await usageOf(client(t, root))).api_calls.used;
+      const own = await ownCalls();
+      const before = (await usageOf(admin)).api_calls.used;
+      const inside = (tenant: string) =>
+        t.http.post('/api/customers').set('Authorization', root).set('X-Tenant-ID', tenant);
+      expect((await inside(String(id)).set('Content-Type', 'application/json').send('{"first_name": ')).status).toBe(
+        400,
+      );
+      expect((await inside(String(id)).send({ first_name: 'Ann' })).status).toBe(201);
+      expect((await inside('999999999').send({ first_name: 'Ann' })).status).toBe(404);
+      expect((await usageOf(admin)).api_calls.used).toBe(before + 2);
+      expect(await ownCalls()).toBe(own);
     });
 
     it('announces 80 % and 100 % of the day in the feed, once each', async () => {

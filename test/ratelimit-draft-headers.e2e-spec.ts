@@ -30,6 +30,7 @@ describe('RateLimit-Policy and RateLimit headers', () => {
     expect(refused.headers['ratelimit-policy']).toBe('"default";q=3;w=60');
     expect(parse(refused.headers.ratelimit)[0]).toMatchObject({ name: '"default"', r: 0 });
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect(refused.headers['x-ratelimit-reset']).toBe(String(parse(refused.headers.ratelimit)[0].t));
   });
 
   it('lists both limits on the login route', async () => {
@@ -40,6 +41,67 @@ describe('RateLimit-Policy and RateLimit headers', () => {
         .send({ email: 'nobody@example.com', password: 'wrong-password', device_name: 'd' });
       expect(res.headers['ratelimit-policy']).toMatch(/"auth";q=2;w=60/);
       expect(parse(res.headers.ratelimit).map((item) => item.name)).toContain('"auth"');
+    } finally {
+      await other.close();
+    }
+  });
+
+  /** A login attempt on an app of its own, with the given limits, after `before` other calls. */
+  async function loginAttempt(limits: { rateLimitPerMinute: number; authAttemptsPerMinute: number }, before = 0) {
+    const other = await createTestApp({ config: limits });
+    try {
+      for (let i = 0; i < before; i++) await other.http.get('/api/db-test').expect(200);
+      return await other.http
+        .post('/api/login')
+        .send({ email: 'nobody@example.com', password: 'wrong-password', device_name: 'd' })
+        .expect(422);
+    } finally {
+      await other.close();
+    }
+  }
+
+  it('on the login route lists every policy that applied, each as its x-ratelimit-* fields give it', async () => {
+    const res = await loginAttempt({ rateLimitPerMinute: 100, authAttemptsPerMinute: 5 });
+    expect(res.headers['ratelimit-policy']).toBe('"default";q=100;w=60, "auth";q=5;w=60');
+    expect(parse(res.headers.ratelimit)).toEqual([
+      { name: '"auth"', r: 4, t: Number(res.headers['x-ratelimit-reset-auth']) },
+      { name: '"default"', r: 99, t: Number(res.headers['x-ratelimit-reset']) },
+    ]);
+    expect(res.headers['x-ratelimit-remaining-auth']).toBe('4');
+    expect(res.headers['x-ratelimit-remaining']).toBe('99');
+  });
+
+  it('lists the policy nearest exhaustion first, whichever it is', async () => {
+    const res = await loginAttempt({ rateLimitPerMinute: 3, authAttemptsPerMinute: 5 }, 2);
+    expect(res.headers['ratelimit-policy']).toBe('"default";q=3;w=60, "auth";q=5;w=60');
+    expect(parse(res.headers.ratelimit)).toEqual([
+      { name: '"default"', r: 0, t: Number(res.headers['x-ratelimit-reset']) },
+      { name: '"auth"', r: 4, t: Number(res.headers['x-ratelimit-reset-auth']) },
+    ]);
+    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it("on the login limiter's 429, each x-ratelimit-* family still tells its own budget, as RateLimit does", async () => {
+    const other = await createTestApp({ config: { rateLimitPerMinute: 100, authAttemptsPerMinute: 2 } });
+    try {
+      const attempt = () =>
+        other.http
+          .post('/api/login')
+          .send({ email: 'nobody@example.com', password: 'wrong-password', device_name: 'd' });
+      await attempt().expect(422);
+      await attempt().expect(422);
+      const refused = await attempt().expect(429);
+      expect(refused.headers).toMatchObject({
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '97',
+        'x-ratelimit-limit-auth': '2',
+        'x-ratelimit-remaining-auth': '0',
+      });
+      expect(parse(refused.headers.ratelimit)).toEqual([
+        { name: '"auth"', r: 0, t: Number(refused.headers['x-ratelimit-reset-auth']) },
+        { name: '"default"', r: 97, t: Number(refused.headers['x-ratelimit-reset']) },
+      ]);
+      expect(refused.headers['retry-after']).toBe(refused.headers['x-ratelimit-reset-auth']);
     } finally {
       await other.close();
     }

@@ -29,9 +29,10 @@ import { ApiThrottlerGuard } from './throttling/api-throttler.guard.js';
 import { ThrottlingModule } from './throttling/throttling.module.js';
 
 /**
- * The request pipeline, registered once: caller identified → rate limit → 401/403 → body errors →
- * tenant context → daily quota → Idempotency-Key claim (guards run in this order) → validation pipe → controller; the envelope is a
- * fastify hook (app.factory.ts); any throw → one filter.
+ * The request pipeline, registered once: caller identified → rate limit → tenant context → daily
+ * quota → 401/403 → body errors → Idempotency-Key claim (guards run in this order) → validation pipe
+ * → controller; the envelope is a fastify hook (app.factory.ts); any throw → one filter. The quota
+ * comes before the refusals so that every authenticated call counts, a 403 or 400 too (issue 47).
  */
 @Global()
 @Module({})
@@ -52,10 +53,10 @@ export class CommonModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_GUARD, useClass: AuthenticationGuard },
         { provide: APP_GUARD, useClass: ApiThrottlerGuard },
-        { provide: APP_GUARD, useClass: AccessGuard },
-        { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_GUARD, useClass: TenantGuard },
         { provide: APP_GUARD, useClass: QuotaGuard },
+        { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_GUARD, useClass: IdempotencyGuard },
         {
           provide: APP_PIPE,

@@ -104,7 +104,7 @@ export function registerBodyParsing(fastify: FastifyInstance): void {
   });
 }
 
-/** Raises the remembered body error once the request has passed rate limiting and authentication. */
+/** Raises the remembered body error once the request has passed rate limiting, the daily quota and access. */
 @Injectable()
 export class BodyErrorGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {

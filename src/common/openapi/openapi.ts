@@ -45,12 +45,14 @@ export const COMMON_HEADERS: Record<string, { description: string; schema: Recor
   'x-ratelimit-reset': { description: 'Seconds until the current window resets', schema: { type: 'integer' } },
   RateLimit: {
     description:
-      'IETF draft-ietf-httpapi-ratelimit-headers: what is left of each policy, e.g. `"default";r=59;t=42` ' +
-      '(r: requests remaining, t: seconds until reset); routes under two limiters list both.',
+      'IETF draft-ietf-httpapi-ratelimit-headers: what is left of every policy that applied, nearest exhaustion ' +
+      'first (fewest requests left), e.g. `"auth";r=4;t=60, "default";r=59;t=42` (r: requests remaining, ' +
+      't: seconds until reset); each item tells the budget of its x-ratelimit-* fields.',
     schema: { type: 'string', example: '"default";r=59;t=42' },
   },
   'RateLimit-Policy': {
-    description: 'IETF draft: the policies that apply, e.g. `"default";q=60;w=60` (q: quota, w: window in seconds).',
+    description:
+      'IETF draft: every policy that applied, e.g. `"default";q=60;w=60, "auth";q=5;w=60` (q: quota, w: window in seconds).',
     schema: { type: 'string', example: '"default";q=60;w=60' },
   },
 };

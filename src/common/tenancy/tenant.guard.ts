@@ -16,8 +16,10 @@ const ifMatchOf = (request: FastifyRequest): string | undefined => {
 /**
  * Puts the caller's AuthContext on the request: their tenant, or the one a super-admin names
  * with X-Tenant-ID (for everyone else the header is ignored), with the If-Match of a route that
- * declares conditional writes. Runs after authentication, the rate limit, access and body errors,
- * before the Idempotency-Key claim (CommonModule registers the guards in that order).
+ * declares conditional writes. Runs after authentication and the rate limit, before the daily quota
+ * (which counts the call in this tenant), access, body errors and the Idempotency-Key claim
+ * (CommonModule registers the guards in that order). A header naming no tenant is a 404 here, so that
+ * call counts in no tenant's quota.
  */
 @Injectable()
 export class TenantGuard implements CanActivate {

@@ -8,7 +8,7 @@ import {
   type ThrottlerOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
-import { ApiThrottlerGuard } from './api-throttler.guard.js';
+import { addDraftRateLimit, ApiThrottlerGuard } from './api-throttler.guard.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 class Routes {
@@ -21,12 +21,17 @@ class Routes {
   computed(): void {}
 }
 
-function contextFor(handler: keyof Routes, user = 7) {
+function replyMock() {
   const headers: Record<string, unknown> = {};
   const reply = {
     header: (name: string, value: unknown) => (headers[name.toLowerCase()] = value),
     getHeader: (name: string) => headers[name.toLowerCase()],
   };
+  return { reply, headers };
+}
+
+function contextFor(handler: keyof Routes, user = 7) {
+  const { reply, headers } = replyMock();
   const request = { user: { id: user }, ip: '10.0.0.1', headers: {} };
   const context = {
     getHandler: () => Routes.prototype[handler],
@@ -81,6 +86,46 @@ describe('ApiThrottlerGuard', () => {
       other.onModuleInit();
       expect(() => other.canActivate(contextFor('plain', 5).context)).toThrow('throttler');
     }
+  });
+});
+
+describe('addDraftRateLimit', () => {
+  it('lists every policy: RateLimit-Policy in the order reported, RateLimit nearest exhaustion first', () => {
+    const { reply, headers } = replyMock();
+    const report = (policy: string, limit: number, windowSeconds: number, remaining: number, resetSeconds: number) =>
+      addDraftRateLimit(reply as never, { policy, limit, windowSeconds, remaining, resetSeconds });
+    report('default', 60, 60, 59, 42);
+    expect(headers).toMatchObject({ 'ratelimit-policy': '"default";q=60;w=60', ratelimit: '"default";r=59;t=42' });
+    report('auth', 5, 60, 4, 60);
+    expect(headers).toMatchObject({
+      'ratelimit-policy': '"default";q=60;w=60, "auth";q=5;w=60',
+      ratelimit: '"auth";r=4;t=60, "default";r=59;t=42',
+    });
+    // Of two with as many requests left, the one that stays spent longer comes first.
+    report('daily', 10_000, 86_400, 4, 3600.2);
+    expect(headers).toMatchObject({
+      'ratelimit-policy': '"default";q=60;w=60, "auth";q=5;w=60, "daily";q=10000;w=86400',
+      ratelimit: '"daily";r=4;t=3601, "auth";r=4;t=60, "default";r=59;t=42',
+    });
+  });
+
+  it('lists each limiter of a route that applies two', () => {
+    const storage = new MemoryThrottlerStorage();
+    const throttlers: ThrottlerOptions[] = [
+      { name: 'default', ttl: 60_000, limit: 3 },
+      { name: 'auth', ttl: 60_000, limit: 5 },
+    ];
+    const guard = new ApiThrottlerGuard({ throttlers, storage }, storage, new Reflector());
+    guard.onModuleInit();
+    const { context, headers } = contextFor('plain', 11);
+    expect(guard.canActivate(context)).toBe(true);
+    expect(headers).toMatchObject({
+      'x-ratelimit-remaining': 2,
+      'x-ratelimit-remaining-auth': 4,
+      'ratelimit-policy': '"default";q=3;w=60, "auth";q=5;w=60',
+      ratelimit: '"default";r=2;t=60, "auth";r=4;t=60',
+    });
+    storage.close();
   });
 });
 

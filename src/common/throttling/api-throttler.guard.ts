@@ -34,9 +34,10 @@ const reported = new WeakMap<FastifyReply, LimitState[]>();
 
 /**
  * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy` names every
- * limit that applies (`"default";q=60;w=60, "daily";q=10000;w=86400`: quota, window in seconds);
- * `RateLimit` tells what is left of the one closest to its limit (`"default";r=59;t=42`: remaining,
- * seconds to its reset). Each limiter reports its limit here; the fields are rewritten each time.
+ * limit that applies, in the order they are counted (`"default";q=60;w=60, "daily";q=10000;w=86400`:
+ * quota, window in seconds); `RateLimit` tells what is left of each, nearest exhaustion first
+ * (`"daily";r=12;t=3600, "default";r=59;t=42`: remaining, seconds to its reset), so that each
+ * x-ratelimit-* family has its item. Each limiter reports its limit here; the fields are rewritten each time.
  */
 export function addDraftRateLimit(reply: FastifyReply, state: LimitState): void {
   const earlier = reported.get(reply);
@@ -46,13 +47,19 @@ export function addDraftRateLimit(reply: FastifyReply, state: LimitState): void 
     reply.header('ratelimit', remainingItem(state));
     return;
   }
-  earlier.push(state);
-  reply.header('ratelimit-policy', earlier.map(policyItem).join(', '));
-  reply.header(
-    'ratelimit',
-    remainingItem(earlier.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a))),
-  );
+  reply.header('ratelimit-policy', `${String(reply.getHeader('ratelimit-policy'))}, ${policyItem(state)}`);
+  // Kept in RateLimit's order by inserting in place (a request reports at most three limits).
+  let at = earlier.push(state) - 1;
+  for (; at > 0 && nearerExhaustion(state, earlier[at - 1]); at--) earlier[at] = earlier[at - 1];
+  earlier[at] = state;
+  let field = remainingItem(earlier[0]);
+  for (let i = 1; i < earlier.length; i++) field += `, ${remainingItem(earlier[i])}`;
+  reply.header('ratelimit', field);
 }
+
+/** Fewer requests left; of as many, the one that stays spent longer. */
+const nearerExhaustion = (a: LimitState, b: LimitState) =>
+  a.remaining < b.remaining || (a.remaining === b.remaining && a.resetSeconds > b.resetSeconds);
 
 const policyItem = (state: LimitState) => `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`;
 
@@ -149,9 +156,11 @@ export class ApiThrottlerGuard implements CanActivate, OnModuleInit {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     if (record.isBlocked) {
       const retryAfter = Math.max(1, record.timeToBlockExpire);
+      // The spent limiter's own family (x-ratelimit-*-auth for the login limiter): each family tells one budget.
       reply.header(plan.headers.retryAfter, record.timeToBlockExpire);
-      reply.header('x-ratelimit-limit', String(plan.limit));
-      reply.header('x-ratelimit-remaining', '0');
+      reply.header(plan.headers.limit, String(plan.limit));
+      reply.header(plan.headers.remaining, '0');
+      reply.header(plan.headers.reset, String(retryAfter));
       reply.header('retry-after', String(retryAfter));
       addDraftRateLimit(reply, this.stateOf(plan, 0, retryAfter));
       throw new ThrottlerException();

@@ -97,7 +97,10 @@ export class DailyQuota {
   }
 }
 
-/** Counts every authenticated call against its tenant's daily quota (after TenantGuard, which names the tenant). */
+/**
+ * Counts every authenticated call against its tenant's daily quota: after TenantGuard, which names
+ * the tenant, and before AccessGuard and BodyErrorGuard, so that a call they refuse counts too.
+ */
 @Injectable()
 export class QuotaGuard implements CanActivate {
   constructor(private readonly quota: DailyQuota) {}
