@@ -555,6 +555,23 @@ describe('mergeCustomers: POST /api/customers/{id}/merge', () => {
       expect((await follow(admin, before)).events).toEqual([]);
     });
 
+    it("answers 422 on email when the survivor would take a source's e-mail address that an erasure has suppressed since, and changes nothing", async () => {
+      const u = unique();
+      const email = `suppressed-${u}@example.com`;
+      const survivor = await customer({ first_name: 'Survivor' });
+      const source = await customer({ first_name: 'Source', email });
+      // Another customer with the same address is erased: the address is on the suppression list now.
+      const erased = await customer({ first_name: 'Erased', email });
+      expect((await admin.post(`/api/customers/${erased.id}/erase`)).status).toBe(202);
+      const before = await stateOf([survivor.id as number, source.id as number]);
+      const res = await merge(survivor.id as number, { from: [source.id] });
+      expect({ status: res.status, errors: res.body.errors }).toEqual({
+        status: 422,
+        errors: { email: ['The email is suppressed by an erasure request.'] },
+      });
+      expect(await stateOf([survivor.id as number, source.id as number])).toEqual(before);
+    });
+
     it('needs customers.manage: a viewer gets 403, no token 401; a manager may merge', async () => {
       const survivor = await customer({ first_name: null });
       const source = await customer({ first_name: 'Managed' });

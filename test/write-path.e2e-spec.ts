@@ -31,6 +31,16 @@ class Widget extends TenantOwnedEntity {
   finish: string;
 }
 
+/** A part of a widget: a table without sort keys, as the set-based insertSelect writes them. */
+@Entity('widget_parts')
+class WidgetPart extends TenantOwnedEntity {
+  @StringColumn(255)
+  code: string;
+
+  @StringColumn(40, { default: 'matte' })
+  finish: string;
+}
+
 const auth = (tenantId: number): AuthContext => ({
   user: { id: 7, tenant_id: tenantId, name: '', email: '', roles: [], permissions: new Set(), tokenId: 0 },
   tenantId,
@@ -57,7 +67,10 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     drop = fresh.drop;
     const config = loadConfig({ ...process.env, ...fresh.env, DATA_DIR: fresh.env.DATA_DIR });
     const options = dataSourceOptions(config.database);
-    dataSource = new DataSource({ ...options, entities: [...(options.entities as []), Widget] } as typeof options);
+    dataSource = new DataSource({
+      ...options,
+      entities: [...(options.entities as []), Widget, WidgetPart],
+    } as typeof options);
     await dataSource.initialize();
     await dataSource.runMigrations();
     // The test table, made as a migration makes tables (one definition for both databases).
@@ -76,6 +89,18 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
           ...c.timestamps(),
         ],
         indices: [{ name: 'widgets_code_unique', columnNames: ['tenant_id', 'code'], isUnique: true }],
+      }),
+    );
+    await runner.createTable(
+      new Table({
+        name: 'widget_parts',
+        columns: [
+          c.id(),
+          c.bigint('tenant_id'),
+          c.string('code', 255),
+          { name: 'finish', type: 'varchar', length: '40', default: "'matte'" },
+          ...c.timestamps(),
+        ],
       }),
     );
     await runner.release();
@@ -246,6 +271,47 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     const [row] = (await dataSource.query("SELECT label_key, finish FROM widgets WHERE code = 'race'")) as Stored[];
     expect(['first', 'second']).toContain(row.label_key);
     expect(row.finish).toBe('matte');
+  });
+
+  it('insert what a SELECT yields, set-based: stamped with the tenant, timestamped, defaults filled, none logged', async () => {
+    const tables = tablesOf('ask');
+    const made = await tables.write(auth(9), (tx) =>
+      tx
+        .table(Widget)
+        .insertMany([{ code: 'set-1', label: 'One' }, { code: 'set-2', label: 'Two' }, { code: 'set-3' }]),
+    );
+    const before = Date.now() - 1_000;
+    const inserted = await tables.write(auth(9), (tx) => {
+      const widgets = tx.table(Widget);
+      const scope = widgets.scope('w');
+      return tx.table(WidgetPart).insertSelect(['code'], {
+        sql: `SELECT w.code FROM widgets w WHERE ${scope.sql} AND w.label IS NOT NULL`,
+        params: scope.params,
+      });
+    });
+    expect(inserted).toBe(2);
+    const parts: { tenant_id: number | string; code: string; finish: string; created_at: Date | string }[] =
+      await dataSource.query(
+        "SELECT tenant_id, code, finish, created_at FROM widget_parts WHERE code LIKE 'set-%' ORDER BY code",
+      );
+    expect(parts.map((p) => [Number(p.tenant_id), p.code, p.finish])).toEqual([
+      [9, 'set-1', 'matte'],
+      [9, 'set-2', 'matte'],
+    ]);
+    const createdAt = parts[0].created_at;
+    const at = createdAt instanceof Date ? createdAt : new Date(`${createdAt.replace(' ', 'T')}Z`);
+    expect(at.getTime()).toBeGreaterThanOrEqual(before);
+    expect(await dataSource.query("SELECT COUNT(*) AS n FROM activity_log WHERE subject_type = 'WidgetPart'")).toEqual([
+      { n: expect.anything() },
+    ]);
+    expect(
+      Number((await dataSource.query("SELECT COUNT(*) AS n FROM activity_log WHERE subject_type = 'WidgetPart'"))[0].n),
+    ).toBe(0);
+    expect(made).toHaveLength(3);
+    // A table with sort keys is written row by row, where the gateway computes them.
+    await expect(
+      tables.write(auth(9), (tx) => tx.table(Widget).insertSelect(['code'], { sql: 'SELECT ?', params: ['x'] })),
+    ).rejects.toThrow(/insertSelect writes no sort keys/);
   });
 
   it('writes nothing outside Tables.write', async () => {

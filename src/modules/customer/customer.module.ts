@@ -4,6 +4,7 @@ import { CustomerBulkController } from './customer-bulk.controller.js';
 import { CustomerErasuresController } from './customer-erasures.controller.js';
 import { CustomerImportsController } from './customer-imports.controller.js';
 import { CustomersController } from './customers.controller.js';
+import { CustomerRules } from './customer-rules.js';
 import { CustomersService } from './customers.service.js';
 import { CustomerErasuresService } from './erasure/customer-erasures.service.js';
 import { ErasureJobs } from './erasure/erasure-jobs.js';
@@ -32,6 +33,7 @@ import { SuppressionsService } from './suppression/suppressions.service.js';
     CustomersController,
   ],
   providers: [
+    CustomerRules,
     CustomersService,
     CustomerBatchService,
     CustomerExportService,
@@ -47,6 +49,6 @@ import { SuppressionsService } from './suppression/suppressions.service.js';
     ErasureProcessor,
     ErasureQueue,
   ],
-  exports: [CustomersService, ImportQueue, ErasureQueue],
+  exports: [CustomersService, CustomerRules, ImportQueue, ErasureQueue],
 })
 export class CustomerModule {}

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
-import { ValidationFailed } from '../../common/http/api-exception.js';
 import { Tables } from '../../common/persistence/tables.js';
-import { SuppressionList } from './suppression/suppression-list.js';
+import { CustomerRules } from './customer-rules.js';
 import type { CustomerDto } from './dto/customer.dto.js';
 import { toCustomerResponse, type CustomerResponse } from './dto/customer.response.js';
 import { Customer } from './entities/customer.entity.js';
@@ -15,7 +14,7 @@ import { Customer } from './entities/customer.entity.js';
  */
 @Injectable()
 export class CustomersService extends ResourceService<Customer, CustomerDto, CustomerResponse> {
-  constructor(tables: Tables, suppressions: SuppressionList) {
+  constructor(tables: Tables, rules: CustomerRules) {
     super(tables, {
       entity: Customer,
       resource: 'customer',
@@ -29,8 +28,7 @@ export class CustomersService extends ResourceService<Customer, CustomerDto, Cus
           email: dto.email !== existing?.email ? dto.email : undefined,
           external_id: dto.external_id !== existing?.external_id ? dto.external_id : undefined,
         };
-        const [refused] = await suppressions.refusals(tx, [sent]);
-        if (refused) throw new ValidationFailed(refused);
+        await rules.check(tx, sent);
       },
       // Every field optional: a PUT changes only the fields it sends.
       toColumns: (dto, existing) => ({

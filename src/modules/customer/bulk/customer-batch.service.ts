@@ -3,24 +3,22 @@ import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { BULK_WRITE } from '../../../common/events/change-feed.js';
 import { Page } from '../../../common/http/page.js';
 import { Tables } from '../../../common/persistence/tables.js';
-import { RecordCaps } from '../../../common/usage/record-caps.js';
 import type { UpsertOutcome, UpsertRow } from '../../../common/persistence/upsert-plan.js';
 import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
 import { Customer } from '../entities/customer.entity.js';
-import { SuppressionList } from '../suppression/suppression-list.js';
+import { CustomerRules } from '../customer-rules.js';
 import { checkCustomerItem } from './customer-input.js';
 
 /**
- * `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction; an
- * item carrying a suppressed value (an erased person's) fails alone, and so do the creates beyond
- * the plan's cap (updates still apply).
+ * `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction
+ * through the customer rules (CustomerRules): an item carrying a suppressed value (an erased
+ * person's) fails alone, and so do the creates beyond the plan's cap (updates still apply).
  */
 @Injectable()
 export class CustomerBatchService {
   constructor(
     private readonly tables: Tables,
-    private readonly suppressions: SuppressionList,
-    private readonly caps: RecordCaps,
+    private readonly rules: CustomerRules,
   ) {}
 
   async upsert(auth: AuthContext, dto: CustomerBatchDto): Promise<Page<CustomerBatchResult, CustomerBatchCounts>> {
@@ -36,20 +34,7 @@ export class CustomerBatchService {
     const written: UpsertOutcome[] = rows.length
       ? await this.tables.writeWithBookkeeping(
           auth,
-          async (tx, bookkeeping) => {
-            const refusals = await this.suppressions.refusals(
-              tx,
-              rows.map((row) => row.values),
-            );
-            const allowed = rows.filter((_, i) => !refusals[i]);
-            const outcomes = await tx.table(Customer).upsertMany(allowed, {
-              key: 'external_id',
-              attempt: tx.attempt,
-              creates: (wanted) => this.caps.createsAllowed(bookkeeping, auth, 'customers', wanted),
-            });
-            let next = 0;
-            return refusals.map((errors): UpsertOutcome => (errors ? { status: 'failed', errors } : outcomes[next++]));
-          },
+          (tx, bookkeeping) => this.rules.upsert(tx, bookkeeping, rows),
           BULK_WRITE,
         )
       : [];

@@ -9,11 +9,8 @@ import { isDatabaseUnavailable } from '../../../common/persistence/database-erro
 import type { Sql } from '../../../common/persistence/sql.js';
 import { slices } from '../../../common/persistence/rows-insert.js';
 import { Tables } from '../../../common/persistence/tables.js';
-import { RecordCaps } from '../../../common/usage/record-caps.js';
 import type { CustomerImport } from '../entities/customer-import.entity.js';
-import { Customer } from '../entities/customer.entity.js';
-import type { UpsertOutcome } from '../../../common/persistence/upsert-plan.js';
-import { SuppressionList } from '../suppression/suppression-list.js';
+import { CustomerRules } from '../customer-rules.js';
 import { csvRows } from './csv-rows.js';
 import { headerColumns } from './import-file.js';
 import { ImportJobs, jobAuth, type ImportCounts } from './import-jobs.js';
@@ -59,8 +56,7 @@ export class ImportProcessor {
   constructor(
     private readonly tables: Tables,
     private readonly jobs: ImportJobs,
-    private readonly suppressions: SuppressionList,
-    private readonly caps: RecordCaps,
+    private readonly rules: CustomerRules,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -162,8 +158,8 @@ export class ImportProcessor {
   }
 
   /**
-   * One chunk: the customers (through the tables, recorded without an activity entry each: the job
-   * has one; a row with a suppressed value fails, and so do creates beyond the plan's cap), the
+   * One chunk: the customers (through the customer rules, recorded without an activity entry each:
+   * the job has one; a row with a suppressed value fails, and so do creates beyond the plan's cap), the
    * job's progress and counts, and the chunk's errors, in one transaction. When the chunk before
    * has not committed by the time this one is fenced (the database ran it again after a conflict),
    * this one rolls back, waits for it to end, and runs again.
@@ -191,22 +187,11 @@ export class ImportProcessor {
       jobAuth(job),
       async (tx, bookkeeping) => {
         await this.jobs.holdLane(bookkeeping, job, turn.lane);
-        const refusals = await this.suppressions.refusals(
+        const outcomes = await this.rules.upsert(
           tx,
-          writes.map((row) => row.upsert!.values),
-        );
-        const written = await tx.table(Customer).upsertMany(
-          writes.filter((_, i) => !refusals[i]).map((row) => row.upsert!),
-          {
-            key: 'external_id',
-            attempt: tx.attempt,
-            log: false,
-            creates: (wanted) => this.caps.createsAllowed(bookkeeping, jobAuth(job), 'customers', wanted),
-          },
-        );
-        let next = 0;
-        const outcomes = refusals.map((errors): UpsertOutcome =>
-          errors ? { status: 'failed', errors } : written[next++],
+          bookkeeping,
+          writes.map((row) => row.upsert!),
+          { log: false },
         );
         const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
         const errors: [number, string, string][] = [];

@@ -3,6 +3,7 @@ import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { ApiException, RecordNotFound, ValidationFailed } from '../../../common/http/api-exception.js';
 import { WithMeta } from '../../../common/http/page.js';
 import { Tables, type TenantReads, type TenantTx } from '../../../common/persistence/tables.js';
+import { CustomerRules } from '../customer-rules.js';
 import { CustomersService } from '../customers.service.js';
 import type { CustomerMergeDto, CustomerMergeMeta } from '../dto/customer-merge.dto.js';
 import type { CustomerResponse } from '../dto/customer.response.js';
@@ -23,6 +24,7 @@ export class CustomerMergeService {
   constructor(
     private readonly tables: Tables,
     private readonly customers: CustomersService,
+    private readonly rules: CustomerRules,
   ) {}
 
   merge(auth: AuthContext, survivorId: number, dto: CustomerMergeDto): Promise<MergeAnswer> {
@@ -45,6 +47,8 @@ export class CustomerMergeService {
         { log: false },
       );
       const values = mergedValues(survivor, sources, prefer);
+      // The survivor's new values are a write like any other: a value suppressed since a source took it is refused.
+      await this.rules.check(tx, { email: values.email, external_id: values.external_id });
       // With nothing of its own changed, the survivor was still merged: its entry and event say so.
       const merged = Object.keys(values).length
         ? (await table.update(survivor, values, { description: 'merged' }))!
