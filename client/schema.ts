@@ -2204,6 +2204,10 @@ export interface components {
              * @enum {string}
              */
             database: "up";
+            /** @description Each queue of background work (customer-import, customer-erasure, webhook-fanout, webhook-delivery, webhook-retention, event-retention): what waits in it, its lanes added up (by lane: GET /metrics) */
+            jobs: {
+                [key: string]: components["schemas"]["QueueBacklogStatus"];
+            };
             /**
              * @description Rate-limit counters: in this process (no REDIS_URL), shared in Redis, or `degraded` (Redis unreachable: per instance until it returns)
              * @enum {string}
@@ -2215,7 +2219,7 @@ export interface components {
              */
             redis: "up" | "down" | "not_configured";
             /**
-             * @description `degraded`: serving, but a dependency other than the database is down
+             * @description `degraded`: serving, but a dependency other than the database is down, or a queue's oldest job has waited past its bound (docs/operations.md)
              * @enum {string}
              */
             status: "ok" | "degraded";
@@ -2302,6 +2306,12 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "active" | "inactive";
+        };
+        QueueBacklogStatus: {
+            /** @description How long the oldest of them has been due, in seconds (null when none is) */
+            oldest_pending_seconds: number | null;
+            /** @description Jobs due that no instance holds */
+            pending: number;
         };
         RecordUsage: {
             /** @description Records the tenant holds now */

@@ -26,7 +26,15 @@ interface TableEntry {
 describe('diagnostics', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    // No queue of this instance runs: the health answer's backlog is the queues' as they stand (empty).
+    t = await createTestApp({
+      config: {
+        webhooks: { worker: false },
+        events: { background: false },
+        imports: { runner: false },
+        erasures: { runner: false },
+      },
+    });
   });
   afterAll(() => t.close());
 
@@ -56,10 +64,22 @@ describe('diagnostics', () => {
       expect(res.body.code).toBe(200);
       // Every test app counts in the machine's Redis when REDIS_URL is set (CI); its outage is
       // test/redis-outage.e2e-spec.ts.
+      // Every queue of background work, each idle here (its backlog when not: test/jobs.e2e-spec.ts).
+      const idle = { pending: 0, oldest_pending_seconds: null };
+      const jobs = Object.fromEntries(
+        [
+          'customer-import',
+          'customer-erasure',
+          'webhook-fanout',
+          'webhook-delivery',
+          'webhook-retention',
+          'event-retention',
+        ].map((queue) => [queue, idle]),
+      );
       expect(res.body.data).toEqual(
         t.config.redisUrl
-          ? { status: 'ok', database: 'up', redis: 'up', rate_limit_counters: 'shared' }
-          : { status: 'ok', database: 'up', redis: 'not_configured', rate_limit_counters: 'in-process' },
+          ? { status: 'ok', database: 'up', redis: 'up', rate_limit_counters: 'shared', jobs }
+          : { status: 'ok', database: 'up', redis: 'not_configured', rate_limit_counters: 'in-process', jobs },
       );
     });
   });

@@ -204,6 +204,30 @@ describe('background jobs: claimed under a lease, fenced, retried, given back', 
     expect(second.outcomes.get(queue)?.get('done')).toBe(1);
   });
 
+  it("reports each queue's backlog in /api/health, degraded while a queue's oldest job has waited past its bound", async () => {
+    const health = async () => (await t.http.get('/api/health')).body.data;
+    const idle = await health();
+    expect(idle).toMatchObject({ status: 'ok' });
+    expect(Object.keys(idle.jobs).sort()).toEqual([
+      'customer-erasure',
+      'customer-import',
+      'event-retention',
+      'webhook-delivery',
+      'webhook-fanout',
+      'webhook-retention',
+    ]);
+    // An import due 20 minutes ago that no instance took (its bound is 10 minutes).
+    await enqueue({ queue: 'customer-import', subjectId: 0, runAt: Date.now() - 20 * 60_000 });
+    await sleep(1_100); // the backlog is read at most once a second
+    const late = await health();
+    expect(late.status).toBe('degraded');
+    expect(late.jobs['customer-import'].pending).toBe(1);
+    expect(late.jobs['customer-import'].oldest_pending_seconds).toBeGreaterThanOrEqual(1_200);
+    await db.run("DELETE FROM jobs WHERE queue = 'customer-import'");
+    await sleep(1_100);
+    expect(await health()).toMatchObject({ status: 'ok', jobs: { 'customer-import': { pending: 0 } } });
+  });
+
   it('keeps one job of a recurring queue, however many instances start, and runs it again after its interval', async () => {
     const queue = `every-${randomUUID().slice(0, 8)}`;
     const runs: number[] = [];

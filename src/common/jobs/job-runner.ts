@@ -22,6 +22,14 @@ const NUDGE_DELAY_MS = 5;
 /** A stopping instance waits this long for its jobs to reach a safe point, then gives back what still runs. */
 export const STOP_GRACE_MS = 4_000;
 
+/** What waits in one queue. */
+export interface QueueBacklog {
+  /** Jobs due that no instance holds. */
+  pending: number;
+  /** How long the oldest of them has been due, in seconds (null when none is). */
+  oldest_pending_seconds: number | null;
+}
+
 /** A job this instance is running. */
 interface Running {
   job: Job;
@@ -115,6 +123,24 @@ export class JobRunner implements BeforeApplicationShutdown {
     }
     await this.flush();
     clearInterval(this.heartbeat);
+  }
+
+  /**
+   * What waits in each queue (its lanes added up), and whether a queue's oldest due job has waited
+   * past its bound (`maxWaitSeconds`): what /api/health reports.
+   */
+  async backlog(): Promise<{ queues: Record<string, QueueBacklog>; late: string[] }> {
+    const queues: Record<string, QueueBacklog> = {};
+    for (const handler of this.queues) queues[handler.settings.name] = { pending: 0, oldest_pending_seconds: null };
+    for (const lane of await this.jobs.backlog()) {
+      const queue = (queues[lane.queue] ??= { pending: 0, oldest_pending_seconds: null });
+      queue.pending += lane.pending;
+      queue.oldest_pending_seconds = Math.max(queue.oldest_pending_seconds ?? 0, lane.oldestPendingSeconds ?? 0);
+    }
+    const late = this.queues
+      .filter((handler) => (queues[handler.settings.name].oldest_pending_seconds ?? 0) > handler.settings.maxWaitSeconds)
+      .map((handler) => handler.settings.name);
+    return { queues, late };
   }
 
   /** Jobs were queued, or a place freed: a claim round soon. */

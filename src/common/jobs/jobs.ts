@@ -22,6 +22,9 @@ const JOB_COLUMNS = [
   'updated_at',
 ];
 
+/** The backlog is read again after this long. */
+const BACKLOG_FRESH_MS = 1_000;
+
 /** What is waiting in one lane of a queue. */
 export interface LaneBacklog {
   queue: string;
@@ -39,6 +42,7 @@ export interface LaneBacklog {
  */
 @Injectable()
 export class Jobs {
+  private lastBacklog: { at: number; read: Promise<LaneBacklog[]> } | undefined;
   /** Called after a commit that queued jobs: the runner looks now rather than at its next poll. */
   private wake: (queue: string) => void = () => undefined;
 
@@ -143,8 +147,17 @@ export class Jobs {
     this.wake(queue);
   }
 
-  /** What waits in each lane: due jobs that no instance holds. */
-  async backlog(now = Date.now()): Promise<LaneBacklog[]> {
+  /** What waits in each lane: due jobs that no instance holds. Read at most once a second (health probes, scrapes). */
+  backlog(now = Date.now()): Promise<LaneBacklog[]> {
+    if (!this.lastBacklog || now - this.lastBacklog.at >= BACKLOG_FRESH_MS) {
+      const read = this.readBacklog(now);
+      this.lastBacklog = { at: now, read };
+      read.catch(() => (this.lastBacklog = undefined));
+    }
+    return this.lastBacklog.read;
+  }
+
+  private async readBacklog(now: number): Promise<LaneBacklog[]> {
     const rows = await this.db.query<{ queue: string; lane: string; n: number | string; oldest: number | string }>(
       `SELECT queue, lane, COUNT(*) AS n, MIN(run_at) AS oldest FROM jobs WHERE run_at <= ? GROUP BY queue, lane`,
       [now],

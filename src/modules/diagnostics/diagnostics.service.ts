@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/app-config.js';
 import { scrubSecret } from '../../common/persistence/database-errors.js';
 import { ApiException } from '../../common/http/api-exception.js';
+import { JobRunner } from '../../common/jobs/job-runner.js';
 import { RateLimitStatus } from '../../common/throttling/rate-limit-status.js';
 import { ColumnMetadata } from './entities/column-metadata.entity.js';
 import { TableMetadata } from './entities/table-metadata.entity.js';
@@ -17,6 +18,7 @@ export class DiagnosticsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inspector: SchemaInspector,
     private readonly rateLimit: RateLimitStatus,
+    private readonly runner: JobRunner,
   ) {}
 
   /** Connection check for /api/db/test: its failure is a 500 body that names the error, never the password. */
@@ -34,16 +36,21 @@ export class DiagnosticsService {
     }
   }
 
-  /** For load balancers: 503 when the database is down (the filter's answer); degraded, still 200, when Redis is. */
+  /**
+   * For load balancers: 503 when the database is down (the filter's answer); degraded, still 200,
+   * when Redis is, or when a queue's oldest job has waited past its bound.
+   */
   async health(): Promise<HealthStatus> {
     await this.ping();
     const counters = this.rateLimit.counters();
     const redis = this.rateLimit.redis();
+    const jobs = await this.runner.backlog();
     return {
-      status: counters === 'degraded' || redis === 'down' ? 'degraded' : 'ok',
+      status: counters === 'degraded' || redis === 'down' || jobs.late.length ? 'degraded' : 'ok',
       database: 'up',
       redis,
       rate_limit_counters: counters,
+      jobs: jobs.queues,
     };
   }
 

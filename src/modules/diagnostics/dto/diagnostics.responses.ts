@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 
 export class ConnectionStatus {
   @ApiProperty({ enum: ['mysql', 'sqlite'] })
@@ -11,10 +11,26 @@ export class ConnectionStatus {
   status: 'connected';
 }
 
+/** What waits in one queue of background work. */
+export class QueueBacklogStatus {
+  @ApiProperty({ description: 'Jobs due that no instance holds' })
+  pending: number;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'How long the oldest of them has been due, in seconds (null when none is)',
+  })
+  oldest_pending_seconds: number | null;
+}
+
+@ApiExtraModels(QueueBacklogStatus)
 export class HealthStatus {
   @ApiProperty({
     enum: ['ok', 'degraded'],
-    description: '`degraded`: serving, but a dependency other than the database is down',
+    description:
+      "`degraded`: serving, but a dependency other than the database is down, or a queue's oldest job has waited " +
+      'past its bound (docs/operations.md)',
   })
   status: 'ok' | 'degraded';
 
@@ -35,6 +51,15 @@ export class HealthStatus {
       'Rate-limit counters: in this process (no REDIS_URL), shared in Redis, or `degraded` (Redis unreachable: per instance until it returns)',
   })
   rate_limit_counters: 'in-process' | 'shared' | 'degraded';
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(QueueBacklogStatus) },
+    description:
+      'Each queue of background work (customer-import, customer-erasure, webhook-fanout, webhook-delivery, ' +
+      'webhook-retention, event-retention): what waits in it, its lanes added up (by lane: GET /metrics)',
+  })
+  jobs: Record<string, QueueBacklogStatus>;
 }
 
 export class FieldDescriptor {
