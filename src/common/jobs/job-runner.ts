@@ -138,7 +138,9 @@ export class JobRunner implements BeforeApplicationShutdown {
       queue.oldest_pending_seconds = Math.max(queue.oldest_pending_seconds ?? 0, lane.oldestPendingSeconds ?? 0);
     }
     const late = this.queues
-      .filter((handler) => (queues[handler.settings.name].oldest_pending_seconds ?? 0) > handler.settings.maxWaitSeconds)
+      .filter(
+        (handler) => (queues[handler.settings.name].oldest_pending_seconds ?? 0) > handler.settings.maxWaitSeconds,
+      )
       .map((handler) => handler.settings.name);
     return { queues, late };
   }
