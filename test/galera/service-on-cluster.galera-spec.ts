@@ -3,7 +3,14 @@ import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory.js';
-import { loadConfig } from '../../src/common/config/app-config.js';
+import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
+import type { Job, JobHandler, JobOutcome, QueueSettings } from '../../src/common/jobs/job.js';
+import { JobRunner } from '../../src/common/jobs/job-runner.js';
+import { Jobs } from '../../src/common/jobs/jobs.js';
+import { ERASURE_QUEUE } from '../../src/modules/customer/erasure/erasure-jobs.js';
+import { IMPORT_QUEUE } from '../../src/modules/customer/imports/import-jobs.js';
+import { childInstance, killChildInstances, mixedFile } from '../imports-support/imports.js';
+import type { TestApp } from '../support/test-app.js';
 import { NUMBERED_IN_WRITE } from '../../src/common/events/change-feed.js';
 import { Database } from '../../src/common/persistence/database.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
@@ -44,6 +51,7 @@ describe('the service on a 3-node Galera cluster', () => {
   let cluster: GaleraCluster;
   let apps: NestFastifyApplication[] = [];
   let tokens: string[] = [];
+  let clusterConfig: AppConfig;
   const figures: Record<string, unknown> = {};
 
   const http = (instance: number) => request(apps[instance].getHttpServer());
@@ -84,8 +92,12 @@ describe('the service on a 3-node Galera cluster', () => {
         authAttemptsPerMinute: 1_000_000,
         rateLimitKeyPrefix: `galera-${instance}:`,
         webhooks: { ...base.webhooks, allowedHosts: '127.0.0.1', pollMs: 100 },
+        // Imports and erasures are driven by the jobs tests below (runOnce), on the instance they choose.
+        imports: { ...base.imports, runner: false },
+        erasures: { ...base.erasures, runner: false, settleMs: 0 },
       };
     };
+    clusterConfig = configFor(0);
     // Three instances start together on the empty database (the start-up lock holds on Galera).
     const started = Date.now();
     apps = await Promise.all([0, 1, 2].map((instance) => createApp(configFor(instance))));
@@ -255,6 +267,104 @@ describe('the service on a 3-node Galera cluster', () => {
     } finally {
       receiver.close();
     }
+  });
+
+  describe('background jobs on the cluster (src/common/jobs)', () => {
+    afterEach(killChildInstances);
+
+    it("holds a lane's concurrency across the three instances: each job once, never more than the lane's at once", async () => {
+      const queue = 'galera-lane';
+      let inFlight = 0;
+      let most = 0;
+      const ran: number[] = [];
+      const settings: QueueSettings = {
+        name: queue,
+        enabled: true,
+        concurrency: 10,
+        leaseMs: 10_000,
+        pollMs: 20,
+        retry: { name: 'test', delays: [1] },
+        maxWaitSeconds: 60,
+      };
+      const handler: JobHandler = {
+        settings,
+        laneLimits: async (lanes) => new Map(lanes.map((lane) => [lane, { concurrency: 3 }])),
+        run: async (job: Job): Promise<JobOutcome> => {
+          most = Math.max(most, ++inFlight);
+          await sleep(40);
+          inFlight--;
+          ran.push(job.subjectId!);
+          return { status: 'done' };
+        },
+      };
+      await apps[0].get(Jobs).enqueue(
+        undefined,
+        Array.from({ length: 45 }, (_, i) => ({ queue, lane: 'one-destination', subjectId: i })),
+      );
+      const runners = apps.map((app) => new JobRunner(app.get(Database), new Jobs(app.get(Database)), [handler]));
+      runners.forEach((runner) => runner.start());
+      try {
+        for (const deadline = Date.now() + 30_000; ran.length < 45 && Date.now() < deadline;) await sleep(50);
+      } finally {
+        await Promise.all(runners.map((runner) => runner.stop(0)));
+      }
+      figures.jobLane = { jobs: ran.length, mostInFlight: most };
+      expect(ran.sort((a, b) => a - b)).toEqual(Array.from({ length: 45 }, (_, i) => i));
+      expect(most).toBeLessThanOrEqual(3);
+    });
+
+    it('finishes an import whose instance was killed mid-job (kill -9) on another instance, with the counts of an uninterrupted run', async () => {
+      const ROWS = 3_000;
+      const child = await childInstance({ config: clusterConfig } as TestApp, {
+        runner: true,
+        chunkRows: 50,
+        leaseMs: 2_000,
+        pollMs: 20,
+      });
+      const { csv, expected } = mixedFile(ROWS, `galera-${Date.now()}`);
+      const upload = await http(0)
+        .post('/api/customers/imports')
+        .set('Authorization', tokens[0])
+        .set('Content-Type', 'text/csv')
+        .send(csv)
+        .expect(202);
+      const id = upload.body.data.id as number;
+      const job = async () => (await as(1).get(`/api/customers/imports/${id}`).expect(200)).body.data;
+      for (const deadline = Date.now() + 60_000; (await job()).processed_rows < 500; await sleep(20)) {
+        if (Date.now() > deadline) throw new Error('the child instance did not get going');
+      }
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      const dead = await job();
+      expect(dead.status).toBe('running');
+      // Another instance of the cluster takes it over once the lease has run out.
+      const takeover = Date.now();
+      let outcome: JobOutcome | undefined;
+      for (const deadline = Date.now() + 30_000; !outcome && Date.now() < deadline; await sleep(200)) {
+        outcome = await apps[2].get(JobRunner).runOnce(IMPORT_QUEUE);
+      }
+      expect(outcome).toEqual({ status: 'done', note: 'completed' });
+      figures.importTakeover = { processedWhenKilled: dead.processed_rows, takenOverAfterMs: Date.now() - takeover };
+      expect(await job()).toMatchObject({ status: 'completed', ...expected });
+    });
+
+    it('runs an erasure as a job, through any instance', async () => {
+      const customer = (
+        await as(0)
+          .post('/api/customers', { first_name: 'Galera erasure', email: `galera-erase-${Date.now()}@example.com` })
+          .expect(201)
+      ).body.data;
+      for (let i = 0; i < 5; i++)
+        await as(i % 3)
+          .put(`/api/customers/${customer.id}`, { last_name: `v${i}` })
+          .expect(200);
+      const erasure = (await as(1).post(`/api/customers/${customer.id}/erase`, {}).expect(202)).body.data;
+      while ((await apps[2].get(JobRunner).runOnce(ERASURE_QUEUE)) !== undefined);
+      expect((await as(0).get(`/api/customers/erasures/${erasure.id}`).expect(200)).body.data).toMatchObject({
+        status: 'completed',
+        activity_entries: 6,
+      });
+    });
   });
 
   it('reads its own writes through any other instance', async () => {
