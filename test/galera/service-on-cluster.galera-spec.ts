@@ -9,7 +9,7 @@ import { JobRunner } from '../../src/common/jobs/job-runner.js';
 import { Jobs } from '../../src/common/jobs/jobs.js';
 import { ERASURE_QUEUE } from '../../src/modules/customer/erasure/erasure-jobs.js';
 import { IMPORT_QUEUE } from '../../src/modules/customer/imports/import-jobs.js';
-import { childInstance, killChildInstances, mixedFile } from '../imports-support/imports.js';
+import { childInstance, killChildInstances, mixedFile, preexisting } from '../imports-support/imports.js';
 import type { TestApp } from '../support/test-app.js';
 import { NUMBERED_IN_WRITE } from '../../src/common/events/change-feed.js';
 import { Database } from '../../src/common/persistence/database.js';
@@ -321,7 +321,11 @@ describe('the service on a 3-node Galera cluster', () => {
         leaseMs: 2_000,
         pollMs: 20,
       });
-      const { csv, expected } = mixedFile(ROWS, `galera-${Date.now()}`);
+      const prefix = `galera-${Date.now()}`;
+      await as(0)
+        .post('/api/customers/batch', { items: preexisting(ROWS, prefix) })
+        .expect(200);
+      const { csv, expected } = mixedFile(ROWS, prefix);
       const upload = await http(0)
         .post('/api/customers/imports')
         .set('Authorization', tokens[0])

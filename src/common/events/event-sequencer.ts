@@ -16,6 +16,8 @@ const MIN_RANGE_RUN = 8;
 const NUDGE_DELAY_MS = 25;
 /** Without nudges (writes through other instances, a crash between commit and nudge), a pass this often. */
 const IDLE_PASS_MS = 1_000;
+/** The feed's followers are made due at most this often (their own recurring run is every second). */
+const FOLLOWER_WAKE_MS = 100;
 /** Retention: the events it deletes per transaction (short, so writers never wait long). */
 const RETENTION_BATCH = 2_000;
 
@@ -85,6 +87,9 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
   private nudged: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The followers being made due (wakeFollowers), and when they last were. */
+  private waking: Promise<void> | undefined;
+  private lastWake = 0;
   /** A bulk write numbered its own events: the next pass wakes the followers even if it numbers none. */
   private numberedInWrite = false;
 
@@ -145,13 +150,26 @@ export class EventSequencer implements OnApplicationBootstrap, OnApplicationShut
     }
     if (numbered || this.numberedInWrite) {
       this.numberedInWrite = false;
-      await this.wakeFollowers();
+      this.wakeFollowers();
     }
   }
 
-  /** The feed moved on: its followers catch up now rather than at their next run. */
-  private async wakeFollowers(): Promise<void> {
-    for (const queue of this.effects.followers) await this.jobs.runNow(queue);
+  /**
+   * The feed moved on: its followers catch up now rather than at their next run (within a second).
+   * Best effort, beside the passes: a pass never waits for it (its UPDATE may wait on a follower's
+   * transaction), and one wake at a time is enough.
+   */
+  private wakeFollowers(): void {
+    if (this.waking || this.stopped) return;
+    const wait = this.lastWake + FOLLOWER_WAKE_MS - Date.now();
+    this.waking = (async () => {
+      // At most one wake per FOLLOWER_WAKE_MS: under a stream of writes the followers run in step with it.
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      this.lastWake = Date.now();
+      for (const queue of this.effects.followers) await this.jobs.runNow(queue);
+    })()
+      .catch((error) => this.warn('waking the feed followers', error))
+      .finally(() => (this.waking = undefined));
   }
 
   /**
