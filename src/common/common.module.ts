@@ -10,6 +10,7 @@ import { BodyErrorGuard } from './http/body-parsing.js';
 import { AllExceptionsFilter } from './http/exception.filter.js';
 import { IdempotencyGuard } from './idempotency/idempotency.js';
 import { InputPipe, SURE_INPUTS, type SureInput } from './http/input-pipe.js';
+import { Metrics } from './metrics/metrics.js';
 import { InsertIds } from './persistence/insert-ids.js';
 import { ChangeFeed } from './events/change-feed.js';
 import { EventCatalog } from './events/event-catalog.js';
@@ -73,6 +74,7 @@ export class CommonModule {
           inject: [RecordCaps, ChangeFeed],
         },
         Tables,
+        Metrics,
       ],
       exports: [
         APP_CONFIG,
@@ -84,6 +86,7 @@ export class CommonModule {
         EventRedaction,
         RecordCaps,
         DailyQuota,
+        Metrics,
         ThrottlingModule,
       ],
     };
