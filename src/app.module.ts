@@ -27,6 +27,8 @@ import { CUSTOMER_SURE_INPUT } from './modules/customer/bulk/customer-input.js';
 import { DELETION_EFFECTS, DeletionEffects, type DeletionEffect } from './common/resources/deletion-effects.js';
 import { CampaignKpi, CustomerGoal, TreatmentGroup } from './modules/marketing/entities/campaign-children.entity.js';
 import { CampaignValidationRule } from './modules/marketing/entities/campaign-validation-rule.entity.js';
+import { JOBS_BACKLOG_SOURCE } from './common/metrics/jobs-backlog.js';
+import { JobTablesBacklog } from './modules/customer/job-tables-backlog.js';
 
 /** What a deleted campaign takes with it, in this order: the links first (a destination link names a treatment group). */
 const CAMPAIGN_CONTENTS = [
@@ -62,7 +64,8 @@ const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT
 
 /**
  * What modules' records mean to each other, declared once here: deletion effects and the plan's
- * counted tables; and the body checks that the common validation pipe takes from the modules.
+ * counted tables; the body checks that the common validation pipe takes from the modules; and the
+ * background jobs' backlog that GET /metrics reports (until the jobs primitive reports its own).
  */
 @Global()
 @Module({
@@ -71,8 +74,9 @@ const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT
     DeletionEffects,
     { provide: COUNTED_TABLES, useValue: COUNTED_TABLE_LIST },
     { provide: SURE_INPUTS, useValue: SURE_INPUT_LIST },
+    { provide: JOBS_BACKLOG_SOURCE, useClass: JobTablesBacklog },
   ],
-  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS],
+  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS, JOBS_BACKLOG_SOURCE],
 })
 export class CrossModuleRulesModule {}
 
