@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { systemAuth } from '../../../common/auth/auth-context.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import { eventId } from '../../../common/events/change-feed.js';
+import { Metrics } from '../../../common/metrics/metrics.js';
 import { isDatabaseUnavailable } from '../../../common/persistence/database-errors.js';
 import { Database, type Sql, type SqlValue } from '../../../common/persistence/database.js';
 import { Tables } from '../../../common/persistence/tables.js';
@@ -87,6 +88,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly db: Database,
     private readonly tables: Tables,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     this.sender = new WebhookSender(parseAllowedTargets(config.webhooks.allowedHosts), config.webhooks.timeoutMs);
   }
@@ -328,6 +330,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       await this.insertAttempts(sql, outcomes, stamp);
       await this.updateDeliveries(sql, updates, stamp);
     });
+    for (const [, status] of updates)
+      this.metrics.webhookDelivery(status === 'pending' ? 'retry' : (status as 'delivered' | 'failed'));
     for (const [webhookId, endpoint] of health) {
       if (endpoint.gone) await this.disable(endpoint.tenantId, webhookId, 'gone');
       else if (endpoint.ok && endpoint.failingSince !== null)
