@@ -9,6 +9,9 @@ import { envelope, notModified } from './common/http/envelope.js';
 import { clientErrors, frameworkErrors } from './common/http/framework-errors.js';
 import { settleIdempotency } from './common/idempotency/idempotency.js';
 import { requestId } from './common/http/request-id.js';
+import { nameOperations } from './common/http/route-config.js';
+import { labelOperations, metricsEnabled, serveMetrics } from './common/metrics/http-metrics.js';
+import { Metrics } from './common/metrics/metrics.js';
 import { createLogger, NestPinoLogger, RequestLog } from './common/logging/logger.js';
 import { setupOpenApi } from './common/openapi/openapi.js';
 import { JobRunner } from './common/jobs/job-runner.js';
@@ -53,6 +56,10 @@ export async function createApp(
     routerOptions: { maxParamLength: 8_192 },
   });
   const fastify = adapter.getInstance();
+  // Off unless METRICS_TOKEN or METRICS_PORT is set: then, before any route is registered, each
+  // gets its label set in the request metrics (common/metrics/http-metrics.ts).
+  const metrics = metricsEnabled(config.metrics);
+  if (metrics) labelOperations(fastify);
   registerBodyParsing(fastify);
   // Registered on fastify itself rather than through app.enableCors(): Nest's CORS hook also copies
   // every CORS header to the raw response on each request, which only middleware answers need.
@@ -83,6 +90,10 @@ export async function createApp(
     // Start-up errors are thrown to the caller (main.ts prints one line and exits 1) instead of exiting here.
     abortOnError: false,
   });
+  if (metrics) {
+    nameOperations(app);
+    serveMetrics(fastify, app.get(Metrics), config.metrics);
+  }
   app.setGlobalPrefix('api');
   setupOpenApi(app);
   await app.init();

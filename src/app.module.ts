@@ -64,7 +64,8 @@ const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT
 
 /**
  * What modules' records mean to each other, declared once here: deletion effects and the plan's
- * counted tables; and the body checks that the common validation pipe takes from the modules.
+ * counted tables; the body checks that the common validation pipe takes from the modules; and the
+ * background jobs' backlog that GET /metrics reports (until the jobs primitive reports its own).
  */
 @Global()
 @Module({

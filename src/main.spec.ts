@@ -31,6 +31,13 @@ describe('start-up configuration', () => {
     ['TOKEN_TTL_MINUTES', '1.5'],
     ['TRUST_PROXY', 'lb.example.com'],
     ['TRUST_PROXY', '10.0.0.0/40'],
+    ['METRICS_TOKEN', 'short-token'],
+    ['METRICS_TOKEN', 'a token with spaces in it'],
+    ['METRICS_TOKEN', 'ünïcödé-token-0123456789'],
+    ['METRICS_PORT', 'abc'],
+    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', '65536'],
+    ['METRICS_PORT', '3000'],
   ])('stops with exit code 1 and one line naming %s=%s', (name, value) => {
     const { code, errors } = run({ [name]: value });
     expect(code).toBe(1);
@@ -67,6 +74,25 @@ describe('start-up configuration', () => {
   ])('reads DATABASE_URL=%s', (url, hosts, user, password) => {
     const { database } = loadConfigOrExit({ JWT_SECRET: 'unit-test-signing-key-0123456789', DATABASE_URL: url });
     expect(database).toMatchObject({ kind: 'mysql', name: 'app', hosts, user, password });
+  });
+
+  it.each([
+    [{}, {}],
+    [{ METRICS_TOKEN: '', METRICS_PORT: '' }, {}],
+    [{ METRICS_TOKEN: 'scrape-token-0123456789' }, { token: 'scrape-token-0123456789' }],
+    [{ METRICS_PORT: '9464' }, { port: 9464 }],
+    [
+      { METRICS_PORT: '9464', PORT: '8080', METRICS_TOKEN: 'x'.repeat(16) },
+      { port: 9464, token: 'x'.repeat(16) },
+    ],
+  ])('reads METRICS_TOKEN and METRICS_PORT from %j', (env, metrics) => {
+    const config = loadConfigOrExit({ JWT_SECRET: 'unit-test-signing-key-0123456789', ...env });
+    expect(config.metrics).toEqual({ token: undefined, port: undefined, ...metrics });
+  });
+
+  it('names PORT when METRICS_PORT is the same port', () => {
+    const { errors } = run({ PORT: '8080', METRICS_PORT: '8080' });
+    expect(errors).toEqual(['Configuration error: METRICS_PORT must differ from PORT (8080)']);
   });
 
   it('accepts a valid environment', () => {

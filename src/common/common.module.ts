@@ -10,6 +10,7 @@ import { BodyErrorGuard } from './http/body-parsing.js';
 import { AllExceptionsFilter } from './http/exception.filter.js';
 import { IdempotencyGuard } from './idempotency/idempotency.js';
 import { InputPipe, SURE_INPUTS, type SureInput } from './http/input-pipe.js';
+import { Metrics } from './metrics/metrics.js';
 import { InsertIds } from './persistence/insert-ids.js';
 import { ChangeFeed } from './events/change-feed.js';
 import { EventCatalog } from './events/event-catalog.js';
@@ -84,6 +85,7 @@ export class CommonModule {
           inject: [APP_CONFIG],
         },
         Tables,
+        Metrics,
       ],
       exports: [
         APP_CONFIG,
@@ -101,6 +103,7 @@ export class CommonModule {
         DailyQuota,
         Jobs,
         OutboundHttp,
+        Metrics,
         ThrottlingModule,
       ],
     };

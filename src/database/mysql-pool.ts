@@ -1,5 +1,6 @@
 import mysql2, { type Pool, type PoolCluster, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { DatabaseHost } from '../common/config/app-config.js';
+import { mysqlPoolStats, type PoolStats } from '../common/persistence/pool-stats.js';
 import { executePreparedOnPool } from '../common/persistence/prepared-statements.js';
 
 /**
@@ -95,6 +96,12 @@ export class FailoverPool {
   /** One autocommit write as text (no parameters), on the writer node. */
   queryOnWriter(sql: string, callback: (error: Error | null, result: unknown) => void): void {
     this.getWriterConnection((error, connection) => this.queryOn(error, connection, sql, callback));
+  }
+
+  /** Each node's pool, by the node's name (GET /metrics; mysql2's PoolCluster keeps a pool per node). */
+  stats(): PoolStats[] {
+    const nodes = (this.cluster as unknown as { _nodes?: Record<string, { pool: unknown }> })._nodes ?? {};
+    return this.names.flatMap((name) => mysqlPoolStats(name, nodes[name]?.pool) ?? []);
   }
 
   end(callback: (error?: Error | null) => void): void {

@@ -52,6 +52,18 @@ export interface AppConfig {
   events: EventsConfig;
   webhooks: WebhooksConfig;
   erasures: ErasureConfig;
+  metrics: MetricsConfig;
+}
+
+/**
+ * GET /metrics (src/common/metrics, docs/operations.md). Off unless one of the two is set: the token
+ * says whether a scrape needs `Authorization: Bearer <token>`, the port where it is served.
+ */
+export interface MetricsConfig {
+  /** METRICS_TOKEN: the bearer token a scrape must send. */
+  token?: string;
+  /** METRICS_PORT: served on this port alone (not on PORT), by its own small HTTP server. */
+  port?: number;
 }
 
 /** Erasure jobs (src/modules/customer/erasure). None of it is an environment variable. */
@@ -258,6 +270,20 @@ function allowedHosts(env: Env): string {
   return raw;
 }
 
+/**
+ * METRICS_TOKEN and METRICS_PORT. The token goes in a header, so it is printable ASCII without spaces,
+ * and long enough not to be guessed; the port is not the API's own.
+ */
+function metricsConfig(env: Env, apiPort: number): MetricsConfig {
+  const token = env.METRICS_TOKEN || undefined;
+  if (token !== undefined && !/^[\x21-\x7E]{16,}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 printable characters without spaces');
+  }
+  const port = env.METRICS_PORT ? positiveInt(env, 'METRICS_PORT', 0, 65535) : undefined;
+  if (port === apiPort) throw new ConfigError(`METRICS_PORT must differ from PORT (${apiPort})`);
+  return { token, port };
+}
+
 /** WEBHOOK_RETRY_SCHEDULE: seconds before each retry, separated by commas (`5,300,1800`). */
 function retrySchedule(env: Env): number[] {
   const raw = env.WEBHOOK_RETRY_SCHEDULE;
@@ -280,8 +306,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const redis = url(env, 'REDIS_URL', ['redis', 'rediss']);
   const mail = url(env, 'MAIL_URL', ['smtp', 'smtps']);
   const appUrl = url(env, 'APP_URL', ['http', 'https']);
+  const port = positiveInt(env, 'PORT', 3000, 65535);
   return {
-    port: positiveInt(env, 'PORT', 3000, 65535),
+    port,
     database: databaseConfig(env, dataDir),
     jwtSecret: keptSecret(env, 'JWT_SECRET', dataDir, 'jwt-secret'),
     suppressionKey: keptSecret(env, 'SUPPRESSION_KEY', dataDir, 'suppression-key'),
@@ -318,5 +345,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
       timeoutMs: 15_000,
       failingDisableMs: 5 * 24 * 3600 * 1000,
     },
+    metrics: metricsConfig(env, port),
   };
 }

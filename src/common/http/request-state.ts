@@ -1,5 +1,6 @@
 import type { AuthContext } from '../auth/auth-context.js';
 import type { AuthUser } from '../auth/auth-user.js';
+import type { OperationLabels } from '../metrics/metrics.js';
 import type { ApiException } from './api-exception.js';
 
 /**
@@ -31,5 +32,9 @@ declare module 'fastify' {
     streamedBody?: string;
     /** Not a call of the daily API quota (NotCounted: `GET /api/usage`, which shows it). */
     notCounted?: boolean;
+    /** The controller method's name, which is the route's operation id (nameOperations, when metrics are on). */
+    operationId?: string;
+    /** The route's label sets in the request metrics (labelOperations in common/metrics, when metrics are on). */
+    operationLabels?: OperationLabels;
   }
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Metrics, type JobAttemptOutcome } from '../metrics/metrics.js';
 import { isDatabaseUnavailable } from '../persistence/database-errors.js';
 import { Database, type Sql } from '../persistence/database.js';
 import { claimDue, claimInLane, readClaimed, type Claim } from './job-claims.js';
 import { LeaseLost, type Job, type JobContext, type JobHandler, type JobOutcome, type Settled } from './job.js';
-import { Jobs, RECURRING } from './jobs.js';
+import { Jobs, RECURRING, type LaneBacklog } from './jobs.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import { settleJobs } from './job-settlement.js';
 
@@ -82,9 +83,11 @@ export class JobRunner implements BeforeApplicationShutdown {
     private readonly db: Database,
     private readonly jobs: Jobs,
     @Inject(JOB_HANDLERS) handlers: readonly JobHandler[],
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.handlers = new Map(handlers.map((handler) => [handler.settings.name, handler]));
     jobs.onQueued(() => this.nudge());
+    metrics?.reportJobs({ backlog: () => this.laneBacklog() });
   }
 
   /** The queue's handler (every queue is listed in src/background-work.ts). */
@@ -145,6 +148,26 @@ export class JobRunner implements BeforeApplicationShutdown {
     return { queues, late };
   }
 
+  /** What waits in each lane of every queue (GET /metrics): an idle queue as one empty lane, `default` naming a queue's only lane. */
+  async laneBacklog(): Promise<LaneBacklog[]> {
+    const bound = (queue: string) => this.handlers.get(queue)?.settings.maxWaitSeconds;
+    const lanes = (await this.jobs.backlog()).map((lane) => ({
+      ...lane,
+      lane: lane.lane || 'default',
+      maxWaitSeconds: bound(lane.queue),
+    }));
+    const idle = this.queues
+      .filter((handler) => !lanes.some((lane) => lane.queue === handler.settings.name))
+      .map((handler) => ({
+        queue: handler.settings.name,
+        lane: 'default',
+        pending: 0,
+        oldestPendingSeconds: null,
+        maxWaitSeconds: handler.settings.maxWaitSeconds,
+      }));
+    return [...lanes, ...idle];
+  }
+
   /** Jobs were queued, or a place freed: a claim round soon. */
   nudge(): void {
     if (this.nudged || this.stopping || !this.loop) return;
@@ -161,6 +184,7 @@ export class JobRunner implements BeforeApplicationShutdown {
    * the job to stop as a shutdown would.
    */
   async runOnce(queue: string, options: { stopWhen?: () => boolean } = {}): Promise<JobOutcome | undefined> {
+    await this.ensureRecurring([this.handler(queue)]);
     const [run] = await this.claimRound(new Map([[queue, 1]]), undefined, options.stopWhen);
     if (!run) return undefined;
     const outcome = await run.ended;
@@ -170,6 +194,7 @@ export class JobRunner implements BeforeApplicationShutdown {
 
   /** Claims and runs the due jobs of `queue` until none is left, then waits for every outcome to be settled. */
   async work(queue: string): Promise<void> {
+    await this.ensureRecurring([this.handler(queue)]);
     for (;;) {
       const handler = this.handler(queue);
       const room = handler.settings.concurrency - (this.inQueue.get(queue) ?? 0);
@@ -185,7 +210,7 @@ export class JobRunner implements BeforeApplicationShutdown {
   }
 
   private async loopUntilStopped(): Promise<void> {
-    await this.ensureRecurring();
+    await this.ensureRecurring(this.enabled());
     const pollMs = Math.min(...this.enabled().map((handler) => handler.settings.pollMs));
     while (!this.stopping) {
       let claimed = 0;
@@ -215,9 +240,10 @@ export class JobRunner implements BeforeApplicationShutdown {
     });
   }
 
-  /** Every recurring queue this instance runs has its job queued (the first instance to start queues it). */
-  private async ensureRecurring(): Promise<void> {
-    const recurring = this.enabled().filter((handler) => handler.settings.everyMs !== undefined);
+  /** Every recurring queue of these has its job queued (the first instance to run one queues it). */
+  private async ensureRecurring(handlers: readonly JobHandler[]): Promise<void> {
+    const recurring = handlers.filter((handler) => handler.settings.everyMs !== undefined);
+    if (recurring.length === 0) return;
     try {
       await this.jobs.enqueue(
         undefined,
@@ -409,10 +435,11 @@ export class JobRunner implements BeforeApplicationShutdown {
     }
   }
 
-  private count(queue: string, outcome: string): void {
+  private count(queue: string, outcome: JobAttemptOutcome): void {
     const counts = this.outcomes.get(queue) ?? new Map<string, number>();
     counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
     this.outcomes.set(queue, counts);
+    this.metrics?.jobAttempt(queue, outcome);
   }
 
   private warn(what: string, error: unknown): void {

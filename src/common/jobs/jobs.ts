@@ -22,10 +22,7 @@ const JOB_COLUMNS = [
   'updated_at',
 ];
 
-/** The backlog is read again after this long. */
-const BACKLOG_FRESH_MS = 1_000;
-
-/** What is waiting in one lane of a queue. */
+/** What is waiting in one lane of a queue (GET /metrics reports it). */
 export interface LaneBacklog {
   queue: string;
   lane: string;
@@ -33,6 +30,8 @@ export interface LaneBacklog {
   pending: number;
   /** How long the oldest of them has been due, in seconds (null when none is). */
   oldestPendingSeconds: number | null;
+  /** The queue's bound on that wait (JobRunner adds it). */
+  maxWaitSeconds?: number;
 }
 
 /**
@@ -42,7 +41,6 @@ export interface LaneBacklog {
  */
 @Injectable()
 export class Jobs {
-  private lastBacklog: { at: number; read: Promise<LaneBacklog[]> } | undefined;
   /** Called after a commit that queued jobs: the runner looks now rather than at its next poll. */
   private wake: (queue: string) => void = () => undefined;
 
@@ -147,14 +145,9 @@ export class Jobs {
     this.wake(queue);
   }
 
-  /** What waits in each lane: due jobs that no instance holds. Read at most once a second (health probes, scrapes). */
+  /** What waits in each lane: due jobs that no instance holds (one GROUP BY over the due index). */
   backlog(now = Date.now()): Promise<LaneBacklog[]> {
-    if (!this.lastBacklog || now - this.lastBacklog.at >= BACKLOG_FRESH_MS) {
-      const read = this.readBacklog(now);
-      this.lastBacklog = { at: now, read };
-      read.catch(() => (this.lastBacklog = undefined));
-    }
-    return this.lastBacklog.read;
+    return this.readBacklog(now);
   }
 
   private async readBacklog(now: number): Promise<LaneBacklog[]> {

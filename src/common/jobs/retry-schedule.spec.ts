@@ -15,11 +15,15 @@ describe('nextAttemptAt', () => {
 
   it('adds at most 10 % of the delay as jitter', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 3 }), fc.double({ min: 0, max: 1, maxExcluded: true }), (attempt, r) => {
-        const at = nextAttemptAt(schedule, attempt, now, {}, () => r)!;
-        const delay = schedule.delays[attempt - 1] * 1000;
-        return at >= now + delay && at <= now + delay * 1.1;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, r) => {
+          const at = nextAttemptAt(schedule, attempt, now, {}, () => r)!;
+          const delay = schedule.delays[attempt - 1] * 1000;
+          return at >= now + delay && at <= now + delay * 1.1;
+        },
+      ),
     );
   });
 

@@ -8,6 +8,7 @@ import { ApiException } from '../http/api-exception.js';
 import { isRetryableConflict, RetryTransaction } from './database-errors.js';
 import { loadDataStatement, loadDataText } from './load-data.js';
 import { MysqlTransaction, mysqlWriteResult } from './mysql-transaction.js';
+import { mysqlPoolStats, type PoolStats } from './pool-stats.js';
 import { executePrepared, executePreparedOnPool, isConnectionSource } from './prepared-statements.js';
 import { insertStatement } from './rows-insert.js';
 import type { Dialect, Sql, WriteResult } from './sql.js';
@@ -261,6 +262,20 @@ export class Database implements Sql, OnModuleInit {
       if (params.length > MAX_PREPARED_PARAMS) pool.queryOnWriter(statementText(sql, params), done);
       else pool.executeOnWriter(sql, params as SqlValue[], done);
     });
+  }
+
+  /**
+   * The pool's connections in use and idle, and the requests waiting for one (GET /metrics): one
+   * pool, `main`, or one per node of a cluster. None on SQLite (one connection, no pool), once
+   * closed, or if mysql2's internals change.
+   */
+  poolStats(): PoolStats[] {
+    if (this.dialect !== 'mysql') return [];
+    const pool = (this.dataSource.driver as MysqlDriver).pool as (Pool & { stats?: () => PoolStats[] }) | undefined;
+    if (!pool) return [];
+    if (typeof pool.stats === 'function') return pool.stats();
+    const stats = mysqlPoolStats('main', pool);
+    return stats ? [stats] : [];
   }
 
   private pool(): Pool {

@@ -295,7 +295,7 @@ export abstract class TableGateway<E extends { id: number }> {
 
   /**
    * Inserts what a SELECT yields, set-based, in one statement: the select's columns fill `columns`
-   * in order, and the verb adds the scope's (the tenant) and the timestamps; columns not named take
+   * in order, and the verb adds the scope's (the tenant) and the timestamps (a table that has them); columns not named take
    * their defaults. For rows that are parts of a record rather than records (a run's members,
    * snapshotted from a million customers): none is recorded one by one (no activity entry, no
    * event), and a table with sort keys is refused (they are computed by the gateway, row by row).
@@ -308,13 +308,14 @@ export abstract class TableGateway<E extends { id: number }> {
     this.writes();
     for (const column of columns) this.assertColumn(column);
     if (this.spec.sortKeys.size) throw new Error(`${this.spec.table}: insertSelect writes no sort keys`);
-    const stamp = Object.entries(this.stamp());
     const now = wholeSecondNow();
-    const names = [...columns, ...stamp.map(([column]) => column), 'created_at', 'updated_at'];
+    const added = Object.entries(this.stamp());
+    if (this.spec.has('created_at')) added.push(['created_at', now], ['updated_at', now]);
+    const names = [...columns, ...added.map(([column]) => column)];
     const { affected } = await this.sql.run(
       `INSERT INTO ${this.t} (${names.map(quote).join(', ')})
-       SELECT s.*, ${stamp.map(() => '?').join(', ')}${stamp.length ? ', ' : ''}?, ? FROM (${select.sql}) s`,
-      [...stamp.map(([, value]) => value as SqlValue), now, now, ...select.params],
+       SELECT s.*${added.map(() => ', ?').join('')} FROM (${select.sql}) s`,
+      [...added.map(([, value]) => value as SqlValue), ...select.params],
     );
     return affected;
   }

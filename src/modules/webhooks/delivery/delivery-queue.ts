@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js
 import { eventId } from '../../../common/events/change-feed.js';
 import type { Job, JobHandler, JobOutcome, LaneLimits, QueueSettings, Settled } from '../../../common/jobs/job.js';
 import { HELD, Jobs } from '../../../common/jobs/jobs.js';
+import { Metrics } from '../../../common/metrics/metrics.js';
 import type { Sql, SqlValue } from '../../../common/persistence/sql.js';
 import { Tables } from '../../../common/persistence/tables.js';
 import { valuesTable } from '../../../common/persistence/values-table.js';
@@ -36,7 +37,7 @@ interface Attempt {
  * holds it now, signed with the endpoint's secrets; a 2xx is a delivery, anything else is retried
  * on the webhook schedule (a 429 or 503 when its Retry-After says) until it is spent (`failed`). The
  * attempts are recorded in batches (`settle`): each in the log, each delivery delivered,
- * rescheduled or failed. A 410 disables the endpoint at once (`gone`); an endpoint whose every
+ * rescheduled or failed (and counted in GET /metrics). A 410 disables the endpoint at once (`gone`); an endpoint whose every
  * attempt failed for five days is disabled (`failing`); both announce `webhook.disabled`. An
  * instance killed mid-send loses nothing: its leases run out and another sends again (at least once).
  */
@@ -50,6 +51,7 @@ export class DeliveryQueue implements JobHandler {
     private readonly jobs: Jobs,
     private readonly http: OutboundHttp,
     private readonly reads: DeliveryReads,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     const { worker, leaseMs, pollMs, retrySchedule } = config.webhooks;
@@ -145,6 +147,10 @@ export class DeliveryQueue implements JobHandler {
 
   /** The endpoints' health after their attempts: failing since when, or disabled. */
   async afterSettle(settled: readonly Settled[]): Promise<void> {
+    for (const { outcome, final } of settled) {
+      if (!(outcome as { record?: Attempt }).record) continue;
+      this.metrics.webhookDelivery(outcome.status === 'done' ? 'delivered' : final === 'retry' ? 'retry' : 'failed');
+    }
     const { failingDisableMs } = this.config.webhooks;
     const now = Date.now();
     const health = new Map<number, { tenantId: number; ok: boolean; gone: boolean; failingSince: number | null }>();
