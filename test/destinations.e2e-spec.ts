@@ -25,6 +25,9 @@ import type { TestApp } from './support/test-app.js';
 const CONNECTION = '{ "endpoint" : "https://esp.example.com/v3", "list": "spring", "retries": 3.0 }';
 const MAPPING = '{"email" :"contact_email","name":  ["first_name","last_name"], "note":"é\\u00e9🎯"}';
 
+/** A destination's health before any delivery. */
+const NO_HEALTH = { last_success_at: null, last_failure_at: null, last_error: null, consecutive_failures: 0 };
+
 const linkBody = (destinationId: number | string, overrides: Body = {}): Body => ({
   destination_id: destinationId,
   attribute_mapping: MAPPING,
@@ -69,6 +72,13 @@ describe('destinations and campaign destinations', () => {
           destination_type: 'email',
           connection_details: CONNECTION,
           is_active: true,
+          // An email destination without from and a body: stored as sent, not deliverable.
+          deliverable: false,
+          problems: [
+            { field: 'connection_details.from', message: 'The from field is required.' },
+            { field: 'connection_details.html', message: 'An e-mail needs a body: give html, text or both.' },
+          ],
+          ...NO_HEALTH,
           created_at: ISO,
           updated_at: ISO,
         });
@@ -92,6 +102,8 @@ describe('destinations and campaign destinations', () => {
           destination_type: 'webhook',
           connection_details: '{"url":"https://hooks.example.com"}',
           is_active: false,
+          deliverable: expect.any(Boolean),
+          problems: expect.any(Array),
           updated_at: ISO,
         });
         // Left out, is_active stays; null clears the description.
@@ -211,6 +223,12 @@ describe('destinations and campaign destinations', () => {
           treatment_group_id: group.id,
           attribute_mapping: MAPPING,
           is_active: true,
+          // Stored as sent; the mapping names no known source, and the destination cannot deliver.
+          deliverable: false,
+          problems: expect.arrayContaining([
+            { field: 'attribute_mapping.email', message: expect.stringMatching(/^Unknown source "contact_email"/) },
+            { field: 'destination.connection_details.from', message: 'The from field is required.' },
+          ]),
           destination,
           created_at: ISO,
           updated_at: ISO,

@@ -12,7 +12,13 @@ import {
   type DestinationResponse,
 } from './dto/destination.response.js';
 import { CampaignDestination, type Destination } from './entities/destination.entity.js';
+import { Deliverability } from './delivery/deliverability.js';
 
+/**
+ * A campaign's destinations: the link's own fields (its attribute mapping stored as sent), answered
+ * with the destination inside and with `deliverable` and `problems`: the mapping's, and the
+ * destination's under `destination.` (Deliverability.link).
+ */
 @Injectable()
 export class CampaignDestinationsService extends AssociationService<
   CampaignDestination,
@@ -21,7 +27,7 @@ export class CampaignDestinationsService extends AssociationService<
   CampaignDestinationResponse,
   DestinationResponse
 > {
-  constructor(tables: Tables, destinations: DestinationsService) {
+  constructor(tables: Tables, destinations: DestinationsService, deliverability: Deliverability) {
     super(tables, {
       entity: CampaignDestination,
       resource: 'campaign_destination',
@@ -48,7 +54,8 @@ export class CampaignDestinationsService extends AssociationService<
           );
         }
       },
-      present: toCampaignDestinationResponse,
+      present: (link, destination) =>
+        toCampaignDestinationResponse(link, destination, deliverability.link(link, destination).problems),
     });
   }
 }

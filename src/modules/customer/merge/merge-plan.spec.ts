@@ -14,6 +14,7 @@ function customer(values: Partial<Customer>): Customer {
     phone: null,
     attributes: null,
     is_active: true,
+    unsubscribed_at: null,
     created_at: null,
     updated_at: null,
     ...values,
