@@ -47,14 +47,14 @@ export const CUSTOMER_FIELDS = [
   'unsubscribed_at',
 ] as const satisfies readonly (keyof CustomerScope)[];
 
-/** Other sources by name. */
-const CONTEXT_FIELDS: Record<string, (scope: MappingScope) => unknown> = {
-  'campaign.id': (scope) => scope.campaign?.id,
-  'campaign.name': (scope) => scope.campaign?.name,
-  'treatment_group.id': (scope) => scope.treatment_group?.id,
-  'treatment_group.name': (scope) => scope.treatment_group?.name,
-  'treatment_group.type': (scope) => scope.treatment_group?.type,
-};
+/** Other sources by name (a Map: a name like `toString` is no source). */
+const CONTEXT_FIELDS = new Map<string, (scope: MappingScope) => unknown>([
+  ['campaign.id', (scope) => scope.campaign?.id],
+  ['campaign.name', (scope) => scope.campaign?.name],
+  ['treatment_group.id', (scope) => scope.treatment_group?.id],
+  ['treatment_group.name', (scope) => scope.treatment_group?.name],
+  ['treatment_group.type', (scope) => scope.treatment_group?.type],
+]);
 
 /** Mapped values (and `{value}` constants) nest at most this deep: every receiver gets JSON it can read. */
 const MAX_DEPTH = 32;
@@ -197,7 +197,7 @@ const NOT_A_SOURCE =
 
 const unknownField = (name: string) =>
   `Unknown source "${name}": a customer field (${CUSTOMER_FIELDS.join(', ')}), "attributes.<path>", ` +
-  `or one of ${Object.keys(CONTEXT_FIELDS).join(', ')}.`;
+  `or one of ${[...CONTEXT_FIELDS.keys()].join(', ')}.`;
 
 /** Reads a named field; missing is null. */
 function fieldReader(name: string): Read | undefined {
@@ -205,7 +205,7 @@ function fieldReader(name: string): Read | undefined {
     const key = name as keyof CustomerScope;
     return (scope) => scope.customer[key] ?? null;
   }
-  const context = CONTEXT_FIELDS[name];
+  const context = CONTEXT_FIELDS.get(name);
   if (context) return (scope) => context(scope) ?? null;
   if (!name.startsWith('attributes.')) return undefined;
   const path = name.slice('attributes.'.length).split('.');

@@ -156,6 +156,8 @@ export function secretTexts(secrets: readonly StoredSecret[]): string[] {
     if (secret.kind === 'value') {
       const value = JSON.parse(secret.json) as unknown;
       texts.push(typeof value === 'string' ? value : secret.json);
+      // `Bearer <token>`: the token alone too.
+      if (typeof value === 'string') texts.push(...value.split(/\s+/).filter((part) => part.length >= 8));
     } else {
       const password = urlPassword(secret.url);
       if (password) {
@@ -169,7 +171,8 @@ export function secretTexts(secrets: readonly StoredSecret[]): string[] {
       }
     }
   }
-  return texts.filter((text) => text.length >= 3);
+  // Longest first, so that a part never leaves the rest of its whole behind.
+  return [...new Set(texts.filter((text) => text.length >= 3))].sort((a, b) => b.length - a.length);
 }
 
 /** `text` with every secret replaced by `********`. */
