@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JobRunner } from '../../src/common/jobs/job-runner.js';
@@ -129,7 +132,8 @@ export function startDeliveryApp(
   } = {},
 ): Promise<TestApp> {
   return createTestApp({
-    env: options.env,
+    // Files and .eml messages of each app in a folder of its own.
+    env: { STORAGE_DIR: mkdtempSync(join(tmpdir(), 'cs-storage-')), ...options.env },
     sharedWith: options.sharedWith,
     config: {
       rateLimitPerMinute: 100_000,
