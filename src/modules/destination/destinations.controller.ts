@@ -103,6 +103,7 @@ export class DestinationsController {
   @Post('destinations/:id/test')
   @RequirePermission('destinations.manage')
   @ApiIdParam('id')
+  @IdempotentReplays()
   @SuccessStatus(200)
   @ApiOperation({
     summary: 'Deliver one record to the destination through the real path (a test send)',

@@ -72,8 +72,8 @@ export class SigningSecretResponse {
 export class DestinationTestResponse {
   @ApiProperty({ description: 'The receiver accepted the record' }) delivered: boolean;
   @ApiProperty({
-    oneOf: [{ type: 'integer' }, { type: 'string' }],
-    nullable: true,
+    // OpenAPI 3.0: `nullable` beside a type, in the first branch.
+    oneOf: [{ type: 'integer', nullable: true }, { type: 'string' }],
     example: 200,
     description:
       "The receiver's HTTP status, the SMTP reply code, `confirmed` (the broker confirmed it) or `written` " +
