@@ -23,6 +23,11 @@ import {
   unique,
 } from './support/destination-fixtures.js';
 import { SmtpCapture, type CapturedMail } from './support/smtp-capture.js';
+import { freshDatabaseUrl } from './support/test-database.js';
+import request from 'supertest';
+import { createApp } from '../src/app.factory.js';
+import { loadConfig } from '../src/common/config/app-config.js';
+import { UnsubscribeTokens } from '../src/modules/customer/unsubscribe/unsubscribe-tokens.js';
 import type { TestApp } from './support/test-app.js';
 
 /** A header of the message as sent (unfolded). */
@@ -335,6 +340,38 @@ describe('email destinations (docs/destinations/email.md)', () => {
         expect({ token, post: post.status }).toEqual({ token, post: 404 });
       }
       expect((await dataOf(api.get(`/api/customers/${ada.id}`))).unsubscribed_at).toBeNull();
+    });
+  });
+
+  describe('showUnsubscribePage, unsubscribe: the token never reaches the log', () => {
+    it('logs the route, not the path that carries the token', async () => {
+      const db = await freshDatabaseUrl();
+      const lines: Record<string, unknown>[] = [];
+      const config = {
+        ...loadConfig({ ...process.env, ...db.env, LOG_LEVEL: 'info' }),
+        rateLimitKeyPrefix: `log-${unique()}:`,
+      };
+      const app = await createApp(config, {
+        logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+      });
+      try {
+        // Genuine, for a customer who does not exist: answered, and nothing changes.
+        const token = app.get(UnsubscribeTokens).token(1, 999_999, 'gone@example.com');
+        expect((await request(app.getHttpServer()).get(`/api/unsubscribe/${token}`)).status).toBe(200);
+        expect((await request(app.getHttpServer()).post(`/api/unsubscribe/${token}`)).status).toBe(200);
+        expect((await request(app.getHttpServer()).post(`/api/unsubscribe/${token}x`)).status).toBe(404);
+        await eventually(async () => (lines.filter((l) => l.status).length >= 3 ? true : undefined));
+        const logged = lines.filter((l) => typeof l.url === 'string' && String(l.url).includes('unsubscribe'));
+        expect(logged.map((l) => [l.method, l.url, l.status])).toEqual([
+          ['GET', '/api/unsubscribe/:token', 200],
+          ['POST', '/api/unsubscribe/:token', 200],
+          ['POST', '/api/unsubscribe/:token', 404],
+        ]);
+        expect(JSON.stringify(lines)).not.toContain(token);
+      } finally {
+        await app.close();
+        await db.drop();
+      }
     });
   });
 

@@ -15,7 +15,7 @@ import { Public } from '../../../common/auth/public.decorator.js';
 import { RequirePermission } from '../../../common/auth/require-permission.decorator.js';
 import { RecordNotFound } from '../../../common/http/api-exception.js';
 import { IgnoredBody } from '../../../common/http/body-parsing.js';
-import { ResponseMessage, SuccessStatus } from '../../../common/http/route-behaviour.js';
+import { CredentialInPath, ResponseMessage, SuccessStatus } from '../../../common/http/route-behaviour.js';
 import { ApiDelete } from '../../../common/openapi/route-docs.js';
 import { ApiIdParam, IdParam } from '../../../common/resources/id-param.js';
 import { CONFIRM_PAGE, DONE_PAGE, PAGE_HEADERS } from './unsubscribe-page.js';
@@ -49,6 +49,7 @@ export class UnsubscribeController {
 
   @Get('unsubscribe/:token')
   @Public()
+  @CredentialInPath()
   @TOKEN_PARAM
   @ApiOperation({
     summary: 'The unsubscribe page of an e-mail link: a button that unsubscribes (opening it changes nothing)',
@@ -70,6 +71,7 @@ export class UnsubscribeController {
 
   @Post('unsubscribe/:token')
   @Public()
+  @CredentialInPath()
   @IgnoredBody()
   @SuccessStatus(200)
   @ResponseMessage('Unsubscribed.')
