@@ -9,6 +9,8 @@ import { OutboundHttp } from '../../../common/outbound/outbound-http.js';
 const RESOLVED_FRESH_MS = 60_000;
 /** A lookup that takes longer is a problem of the destination, not a read that hangs. */
 const LOOKUP_TIMEOUT_MS = 3_000;
+/** A name that could not be resolved is tried again after this long (reads do not each wait on a failing resolver). */
+const FAILED_FRESH_MS = 10_000;
 
 /** A host name or address without IPv6 brackets or a trailing dot. */
 export const bareHost = (hostname: string): string => hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
@@ -98,9 +100,10 @@ export class TargetAddresses {
         else resolve(found.map((a) => a.address));
       });
     });
-    this.resolved.set(host, { at: now, addresses });
-    // A failed lookup is not kept: the next read tries again.
-    addresses.catch(() => this.resolved.delete(host));
+    const entry = { at: now, addresses };
+    this.resolved.set(host, entry);
+    // A failed lookup is kept a little while only.
+    addresses.catch(() => (entry.at = now - RESOLVED_FRESH_MS + FAILED_FRESH_MS));
     return addresses;
   }
 }

@@ -6,8 +6,8 @@ import { DestinationSecrets } from '../../secrets/destination-secrets.js';
 import { wireRecord, type BatchContext, type PreparedRecord, type RecordOutcome } from '../delivery-record.js';
 import { clip, elapsedSince, type DestinationSender, type SendResult, type SendTarget } from './sender.js';
 
-/** An answer's `rejected` list is read from at most this much of its body. */
-const KEPT_ANSWER_BYTES = 1024 * 1024;
+/** An answer's `rejected` list is read from at most this much of its body (a thousand rejections fit in a fifth of it). */
+const KEPT_ANSWER_BYTES = 256 * 1024;
 
 /**
  * `webhook` (docs/destinations/webhook.md): one signed request a batch, through OutboundHttp (the
