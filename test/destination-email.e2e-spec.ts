@@ -28,6 +28,15 @@ import request from 'supertest';
 import { createApp } from '../src/app.factory.js';
 import { loadConfig } from '../src/common/config/app-config.js';
 import { UnsubscribeTokens } from '../src/modules/customer/unsubscribe/unsubscribe-tokens.js';
+import { systemAuth } from '../src/common/auth/auth-context.js';
+import { Tables } from '../src/common/persistence/tables.js';
+import { Customer } from '../src/modules/customer/entities/customer.entity.js';
+import { readConnectionDetails } from '../src/modules/destination/config/destination-config.js';
+import { DestinationSenders } from '../src/modules/destination/delivery/destination-senders.js';
+import { RecordPreparer } from '../src/modules/destination/delivery/record-preparer.js';
+import { Destination } from '../src/modules/destination/entities/destination.entity.js';
+import { compileMapping } from '../src/modules/destination/mapping/attribute-mapping.js';
+import { DestinationSecrets } from '../src/modules/destination/secrets/destination-secrets.js';
 import type { TestApp } from './support/test-app.js';
 
 /** A header of the message as sent (unfolded). */
@@ -343,38 +352,6 @@ describe('email destinations (docs/destinations/email.md)', () => {
     });
   });
 
-  describe('showUnsubscribePage, unsubscribe: the token never reaches the log', () => {
-    it('logs the route, not the path that carries the token', async () => {
-      const db = await freshDatabaseUrl();
-      const lines: Record<string, unknown>[] = [];
-      const config = {
-        ...loadConfig({ ...process.env, ...db.env, LOG_LEVEL: 'info' }),
-        rateLimitKeyPrefix: `log-${unique()}:`,
-      };
-      const app = await createApp(config, {
-        logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-      });
-      try {
-        // Genuine, for a customer who does not exist: answered, and nothing changes.
-        const token = app.get(UnsubscribeTokens).token(1, 999_999, 'gone@example.com');
-        expect((await request(app.getHttpServer()).get(`/api/unsubscribe/${token}`)).status).toBe(200);
-        expect((await request(app.getHttpServer()).post(`/api/unsubscribe/${token}`)).status).toBe(200);
-        expect((await request(app.getHttpServer()).post(`/api/unsubscribe/${token}x`)).status).toBe(404);
-        await eventually(async () => (lines.filter((l) => l.status).length >= 3 ? true : undefined));
-        const logged = lines.filter((l) => typeof l.url === 'string' && String(l.url).includes('unsubscribe'));
-        expect(logged.map((l) => [l.method, l.url, l.status])).toEqual([
-          ['GET', '/api/unsubscribe/:token', 200],
-          ['POST', '/api/unsubscribe/:token', 200],
-          ['POST', '/api/unsubscribe/:token', 404],
-        ]);
-        expect(JSON.stringify(lines)).not.toContain(token);
-      } finally {
-        await app.close();
-        await db.drop();
-      }
-    });
-  });
-
   describe('resubscribeCustomer: DELETE /api/customers/{id}/unsubscribe', () => {
     it('resubscribes (customers.manage), 404 for another tenant, 403 for a viewer', async () => {
       const { destination, link } = await emailLink();
@@ -516,6 +493,94 @@ describe('email destinations (docs/destinations/email.md)', () => {
         mail.raw.toString().replace('List-Unsubscribe-Post: List-Unsubscribe=One-Click', 'List-Unsubscribe-Post: x'),
       );
       expect(dkimVerifies(tampered, publicKey)).toBe(false);
+    });
+  });
+  // Last: these start instances of their own, and passport's strategies are process-wide (the last
+  // instance started authenticates every request of the process).
+  describe('testDestination: POST /api/destinations/{id}/test, the address policy of smtp_url', () => {
+    it('reports a private SMTP server as a problem unless allowed, and refuses it again at the connection', async () => {
+      // A second instance over the same database whose operator allowed no private address; it delivers nothing.
+      const closed = await startDeliveryApp({
+        webhooks: { allowedHosts: '' },
+        destinations: { worker: false },
+        sharedWith: t,
+      });
+      try {
+        const { destination, link } = await emailLink();
+        const seen = await dataOf(client(closed, api.token).get(`/api/destinations/${destination.id}`));
+        expect(seen.problems).toEqual([
+          { field: 'connection_details.smtp_url', message: expect.stringContaining('must not be private or local') },
+        ]);
+        const refused = await testSend(client(closed, api.token), destination.id, { campaign_destination_id: link.id });
+        expect(Object.keys(refused.body.errors)).toEqual(['connection_details.smtp_url']);
+
+        // Sent through it anyway (as if the check had passed): the connection itself is refused.
+        const row = (await closed.app
+          .get(Tables)
+          .read(systemAuth(w.tenantId, 'test'))
+          .table(Destination)
+          .findById(destination.id))!;
+        const opened = closed.app.get(DestinationSecrets).open(row);
+        const config = readConnectionDetails('email', opened.details).config!;
+        const customer = (await closed.app
+          .get(Tables)
+          .read(systemAuth(w.tenantId, 'test'))
+          .table(Customer)
+          .findById(ada.id))!;
+        const { records } = closed.app.get(RecordPreparer).prepare({
+          tenantId: w.tenantId,
+          destinationType: 'email',
+          campaignDestinationId: link.id,
+          mapping: compileMapping('{"email": "email"}').mapping!,
+          campaign: null,
+          recipients: [{ customer, treatment_group: null, action: 'add' }],
+        });
+        const before = smtp.messages.length;
+        const result = await closed.app.get(DestinationSenders).send(row, config, opened.secrets, records, {
+          tenantId: w.tenantId,
+          destinationId: row.id,
+          campaignDestinationId: link.id,
+          campaignId: campaign.id,
+          runId: null,
+          batchId: 'b1',
+        });
+        expect(result).toMatchObject({ outcomes: [], transient: { error: expect.stringContaining('refused: ') } });
+        expect(smtp.messages.length).toBe(before);
+      } finally {
+        await closed.close();
+      }
+    });
+  });
+
+  describe('showUnsubscribePage, unsubscribe: the token never reaches the log', () => {
+    it('logs the route, not the path that carries the token', async () => {
+      const db = await freshDatabaseUrl();
+      const lines: Record<string, unknown>[] = [];
+      const config = {
+        ...loadConfig({ ...process.env, ...db.env, LOG_LEVEL: 'info' }),
+        rateLimitKeyPrefix: `log-${unique()}:`,
+      };
+      const app = await createApp(config, {
+        logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+      });
+      try {
+        // Genuine, for a customer who does not exist: answered, and nothing changes.
+        const token = app.get(UnsubscribeTokens).token(1, 999_999, 'gone@example.com');
+        expect((await request(app.getHttpServer()).get(`/api/unsubscribe/${token}`)).status).toBe(200);
+        expect((await request(app.getHttpServer()).post(`/api/unsubscribe/${token}`)).status).toBe(200);
+        expect((await request(app.getHttpServer()).post(`/api/unsubscribe/${token}x`)).status).toBe(404);
+        await eventually(async () => (lines.filter((l) => l.status).length >= 3 ? true : undefined));
+        const logged = lines.filter((l) => typeof l.url === 'string' && String(l.url).includes('unsubscribe'));
+        expect(logged.map((l) => [l.method, l.url, l.status])).toEqual([
+          ['GET', '/api/unsubscribe/:token', 200],
+          ['POST', '/api/unsubscribe/:token', 200],
+          ['POST', '/api/unsubscribe/:token', 404],
+        ]);
+        expect(JSON.stringify(lines)).not.toContain(token);
+      } finally {
+        await app.close();
+        await db.drop();
+      }
     });
   });
 });

@@ -394,11 +394,13 @@ describe('webhook destinations (docs/destinations/webhook.md)', () => {
 
     it('retries what failed for now, honouring Retry-After, with the same batch id, and rejects a batch a 4xx refuses', async () => {
       const destination = await hook('/retry');
-      receiver.answer('/retry', status(503, 'busy', { 'retry-after': '1' }), status(500, 'oops'));
+      receiver.answer('/retry', status(503, 'busy', { 'retry-after': '3' }), status(500, 'oops'));
       await queueRecords(t, w.tenantId, destination.id, customers.slice(0, 2));
       const requests = await receiver.until('/retry', 3);
       expect(new Set(requests.map((r) => JSON.parse(r.body).id)).size).toBe(1);
-      expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(900);
+      // The 503's Retry-After (3 s) over the schedule's 1 s; the 500 waits the schedule's 1 s.
+      expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(2_900);
+      expect(requests[2].at - requests[1].at).toBeLessThan(2_500);
       const failing = await eventually(async () => {
         const read = await dataOf(api.get(`/api/destinations/${destination.id}`));
         return read.last_success_at ? read : undefined;
