@@ -316,6 +316,45 @@ describe('destinations and campaign destinations', () => {
     });
   });
 
+  describe('addCampaignDestination, listCampaignDestinations: deliverable and problems of an association', () => {
+    it("reports the mapping's problems, then its destination's under destination., a switched-off destination too", async () => {
+      const campaign = await newCampaign(api);
+      const path = `/api/campaigns/${campaign.id}/destinations`;
+      const destination = await newDestination(api, {
+        destination_type: 'file',
+        connection_details: '{"format":"csv"}',
+      });
+      expect(destination).toMatchObject({ deliverable: true, problems: [] });
+      const good = await created(api.post(path, linkBody(destination.id, { attribute_mapping: '{"email":"email"}' })));
+      expect(good).toMatchObject({ deliverable: true, problems: [] });
+      const bad = await created(
+        api.post(path, linkBody(destination.id, { attribute_mapping: '{"a":"nope","b":{"template":"{% if %}"}}' })),
+      );
+      expect((bad.problems as Row[]).map((p) => p.field)).toEqual(['attribute_mapping.a', 'attribute_mapping.b']);
+      // The destination switched off, then made undeliverable: every association says so.
+      const body = {
+        name: destination.name,
+        destination_type: 'file',
+        connection_details: '{"format":"xml"}',
+        is_active: false,
+      };
+      expect((await api.put(`/api/destinations/${destination.id}`, body)).status).toBe(200);
+      const links = await dataOf(api.get(path, { sort: 'id' }));
+      expect(links.map((l: Row) => [l.deliverable, (l.problems as Row[]).map((p) => p.field)])).toEqual([
+        [false, ['destination.is_active', 'destination.connection_details.format']],
+        [
+          false,
+          [
+            'attribute_mapping.a',
+            'attribute_mapping.b',
+            'destination.is_active',
+            'destination.connection_details.format',
+          ],
+        ],
+      ]);
+    });
+  });
+
   describe('deleting', () => {
     describe('deleteDestination: DELETE /api/destinations/{id}', () => {
       it('refuses to delete a destination a campaign uses (409 naming it)', async () => {
