@@ -11,7 +11,8 @@ import {
   type CampaignDestinationResponse,
   type DestinationResponse,
 } from './dto/destination.response.js';
-import { CampaignDestination, type Destination } from './entities/destination.entity.js';
+import { CampaignDestination, Destination } from './entities/destination.entity.js';
+import type { AuthContext } from '../../common/auth/auth-context.js';
 import { Deliverability } from './delivery/deliverability.js';
 
 /**
@@ -27,8 +28,12 @@ export class CampaignDestinationsService extends AssociationService<
   CampaignDestinationResponse,
   DestinationResponse
 > {
-  constructor(tables: Tables, destinations: DestinationsService, deliverability: Deliverability) {
-    super(tables, {
+  constructor(
+    private readonly allTables: Tables,
+    destinations: DestinationsService,
+    private readonly deliverability: Deliverability,
+  ) {
+    super(allTables, {
       entity: CampaignDestination,
       resource: 'campaign_destination',
       updatable: true,
@@ -57,5 +62,19 @@ export class CampaignDestinationsService extends AssociationService<
       present: (link, destination) =>
         toCampaignDestinationResponse(link, destination, deliverability.link(link, destination).problems),
     });
+  }
+
+  /**
+   * The destination's hosts are resolved before the write's transaction, so that its answer and
+   * the change feed's event (made inside it, with the destination's problems) wait on no DNS.
+   */
+  override async create(
+    auth: AuthContext,
+    campaignId: number,
+    dto: CampaignDestinationDto,
+  ): Promise<CampaignDestinationResponse> {
+    const destination = await this.allTables.read(auth).table(Destination).findById(Number(dto.destination_id));
+    if (destination) await this.deliverability.assess(destination);
+    return super.create(auth, campaignId, dto);
   }
 }

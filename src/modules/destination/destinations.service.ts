@@ -94,7 +94,9 @@ export class DestinationsService extends ResourceService<Destination, Destinatio
   }
 
   override async update(auth: AuthContext, id: number, dto: DestinationDto): Promise<DestinationResponse> {
-    await this.warm(dto);
+    // The record as it is too: its answer is compared with If-Match inside the write.
+    const existing = await this.tables.read(auth).table(Destination).findById(id);
+    await Promise.all([this.warm(dto), existing && this.deliverability.assess(existing)]);
     return super.update(auth, id, dto);
   }
 
