@@ -3,6 +3,11 @@ import { EventRetention } from './common/events/event-retention.js';
 import type { JobHandler } from './common/jobs/job.js';
 import { JOB_HANDLERS, JobRunner } from './common/jobs/job-runner.js';
 import { CustomerModule } from './modules/customer/customer.module.js';
+import { DELIVERY_SOURCES, type DeliverySource } from './modules/destination/delivery/delivery-batch.js';
+import { DestinationDeliveryQueue } from './modules/destination/delivery/destination-delivery-queue.js';
+import { InlineRecords } from './modules/destination/delivery/inline-records.js';
+import { DestinationModule } from './modules/destination/destination.module.js';
+import { FileRetention } from './modules/destination/files/file-retention.js';
 import { ErasureQueue } from './modules/customer/erasure/erasure-queue.js';
 import { ImportQueue } from './modules/customer/imports/import-queue.js';
 import { DeliveryQueue } from './modules/webhooks/delivery/delivery-queue.js';
@@ -23,6 +28,8 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
  * | webhook-delivery   | one delivery of one event        | the endpoint  | 10 per endpoint across instances       |
  * | webhook-retention  | the log's deliveries past 30 days | -            | recurring (1 h)                        |
  * | event-retention    | the feed's events past retention | -             | recurring (1 h)                        |
+ * | destination-delivery | one batch of records → one destination | the destination | its concurrency and rate, across instances |
+ * | destination-file-retention | file destinations' files past FILE_RETENTION_DAYS | - | recurring (1 h)          |
  */
 export const QUEUE_LIST: Type<JobHandler>[] = [
   ImportQueue,
@@ -31,16 +38,25 @@ export const QUEUE_LIST: Type<JobHandler>[] = [
   DeliveryQueue,
   DeliveryRetention,
   EventRetention,
+  DestinationDeliveryQueue,
+  FileRetention,
 ];
+
+/**
+ * Where the batches of destination-delivery come from, and who records what became of their
+ * records (docs/destinations.md#lanes): `records` carries them in the job. Campaign runs add theirs.
+ */
+export const DELIVERY_SOURCE_LIST: Type<DeliverySource>[] = [InlineRecords];
 
 /** The queues above and the runner of this instance. */
 @Global()
 @Module({
-  imports: [CustomerModule, WebhooksModule],
+  imports: [CustomerModule, WebhooksModule, DestinationModule],
   providers: [
     { provide: JOB_HANDLERS, useFactory: (...handlers: JobHandler[]) => handlers, inject: QUEUE_LIST },
+    { provide: DELIVERY_SOURCES, useFactory: (...sources: DeliverySource[]) => sources, inject: DELIVERY_SOURCE_LIST },
     JobRunner,
   ],
-  exports: [JobRunner],
+  exports: [JobRunner, DELIVERY_SOURCES],
 })
 export class BackgroundWorkModule {}

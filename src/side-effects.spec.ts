@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { QUEUE_LIST } from './background-work.js';
+import { DELIVERY_SOURCE_LIST, QUEUE_LIST } from './background-work.js';
 import { CHANGE_RECORDER_LIST, NUMBERING_LISTENER_LIST, REDACTION_LISTENER_LIST } from './side-effects.js';
 
 const SRC = __dirname;
@@ -61,5 +61,10 @@ describe('background work is listed in src/background-work.ts', () => {
 
   it('JOB_HANDLERS is provided there and nowhere else', () => {
     expect(providersOf('JOB_HANDLERS')).toEqual(['background-work.ts']);
+  });
+
+  it("every DeliverySource (of the destinations' lanes) is listed in DELIVERY_SOURCE_LIST, provided there only", () => {
+    expect(implementers('DeliverySource').sort()).toEqual(names(DELIVERY_SOURCE_LIST));
+    expect(providersOf('DELIVERY_SOURCES')).toEqual(['background-work.ts']);
   });
 });

@@ -25,6 +25,9 @@ import type { TestApp } from './support/test-app.js';
 const CONNECTION = '{ "endpoint" : "https://esp.example.com/v3", "list": "spring", "retries": 3.0 }';
 const MAPPING = '{"email" :"contact_email","name":  ["first_name","last_name"], "note":"é\\u00e9🎯"}';
 
+/** A destination's health before any delivery. */
+const NO_HEALTH = { last_success_at: null, last_failure_at: null, last_error: null, consecutive_failures: 0 };
+
 const linkBody = (destinationId: number | string, overrides: Body = {}): Body => ({
   destination_id: destinationId,
   attribute_mapping: MAPPING,
@@ -69,6 +72,13 @@ describe('destinations and campaign destinations', () => {
           destination_type: 'email',
           connection_details: CONNECTION,
           is_active: true,
+          // An email destination without from and a body: stored as sent, not deliverable.
+          deliverable: false,
+          problems: [
+            { field: 'connection_details.from', message: 'The from field is required.' },
+            { field: 'connection_details.html', message: 'An e-mail needs a body: give html, text or both.' },
+          ],
+          ...NO_HEALTH,
           created_at: ISO,
           updated_at: ISO,
         });
@@ -92,6 +102,8 @@ describe('destinations and campaign destinations', () => {
           destination_type: 'webhook',
           connection_details: '{"url":"https://hooks.example.com"}',
           is_active: false,
+          deliverable: expect.any(Boolean),
+          problems: expect.any(Array),
           updated_at: ISO,
         });
         // Left out, is_active stays; null clears the description.
@@ -211,6 +223,12 @@ describe('destinations and campaign destinations', () => {
           treatment_group_id: group.id,
           attribute_mapping: MAPPING,
           is_active: true,
+          // Stored as sent; the mapping names no known source, and the destination cannot deliver.
+          deliverable: false,
+          problems: expect.arrayContaining([
+            { field: 'attribute_mapping.email', message: expect.stringMatching(/^Unknown source "contact_email"/) },
+            { field: 'destination.connection_details.from', message: 'The from field is required.' },
+          ]),
           destination,
           created_at: ISO,
           updated_at: ISO,
@@ -295,6 +313,45 @@ describe('destinations and campaign destinations', () => {
           ),
         );
       });
+    });
+  });
+
+  describe('addCampaignDestination, listCampaignDestinations: deliverable and problems of an association', () => {
+    it("reports the mapping's problems, then its destination's under destination., a switched-off destination too", async () => {
+      const campaign = await newCampaign(api);
+      const path = `/api/campaigns/${campaign.id}/destinations`;
+      const destination = await newDestination(api, {
+        destination_type: 'file',
+        connection_details: '{"format":"csv"}',
+      });
+      expect(destination).toMatchObject({ deliverable: true, problems: [] });
+      const good = await created(api.post(path, linkBody(destination.id, { attribute_mapping: '{"email":"email"}' })));
+      expect(good).toMatchObject({ deliverable: true, problems: [] });
+      const bad = await created(
+        api.post(path, linkBody(destination.id, { attribute_mapping: '{"a":"nope","b":{"template":"{% if %}"}}' })),
+      );
+      expect((bad.problems as Row[]).map((p) => p.field)).toEqual(['attribute_mapping.a', 'attribute_mapping.b']);
+      // The destination switched off, then made undeliverable: every association says so.
+      const body = {
+        name: destination.name,
+        destination_type: 'file',
+        connection_details: '{"format":"xml"}',
+        is_active: false,
+      };
+      expect((await api.put(`/api/destinations/${destination.id}`, body)).status).toBe(200);
+      const links = await dataOf(api.get(path, { sort: 'id' }));
+      expect(links.map((l: Row) => [l.deliverable, (l.problems as Row[]).map((p) => p.field)])).toEqual([
+        [false, ['destination.is_active', 'destination.connection_details.format']],
+        [
+          false,
+          [
+            'attribute_mapping.a',
+            'attribute_mapping.b',
+            'destination.is_active',
+            'destination.connection_details.format',
+          ],
+        ],
+      ]);
     });
   });
 

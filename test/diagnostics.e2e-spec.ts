@@ -74,6 +74,8 @@ describe('diagnostics', () => {
           'webhook-delivery',
           'webhook-retention',
           'event-retention',
+          'destination-delivery',
+          'destination-file-retention',
         ].map((queue) => [queue, idle]),
       );
       expect(res.body.data).toEqual(

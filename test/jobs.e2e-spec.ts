@@ -211,6 +211,8 @@ describe('background jobs: claimed under a lease, fenced, retried, given back', 
     expect(Object.keys(idle.jobs).sort()).toEqual([
       'customer-erasure',
       'customer-import',
+      'destination-delivery',
+      'destination-file-retention',
       'event-retention',
       'webhook-delivery',
       'webhook-fanout',

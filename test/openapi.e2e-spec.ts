@@ -86,6 +86,8 @@ describe('OpenAPI document', () => {
       'login',
       'forgotPassword',
       'resetPassword',
+      'showUnsubscribePage',
+      'unsubscribe',
     ]);
     for (const op of operations) {
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['429', '500', '503']));

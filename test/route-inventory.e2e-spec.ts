@@ -25,6 +25,7 @@ const EXPECTED: Record<string, string> = {
   'DELETE /api/campaigns/{id}': 'marketing.manage',
   'DELETE /api/customer-goals/{goal_id}': 'marketing.manage',
   'DELETE /api/customers/{id}': 'customers.manage',
+  'DELETE /api/customers/{id}/unsubscribe': 'customers.manage',
   'DELETE /api/destinations/{id}': 'destinations.manage',
   'DELETE /api/marketing-programs/{id}': 'marketing.manage',
   'DELETE /api/sub-audiences/{id}': 'audiences.manage',
@@ -94,6 +95,10 @@ const EXPECTED: Record<string, string> = {
   'GET /api/sub-audiences/{id}/count': 'audiences.view',
   'GET /api/sub-audiences/{id}/customers': 'audiences.view',
   'GET /api/tables': 'public',
+  'GET /api/unsubscribe/{token}': 'public',
+  'POST /api/unsubscribe/{token}': 'public',
+  'POST /api/destinations/{id}/test': 'destinations.manage',
+  'POST /api/destinations/{id}/rotate-secret': 'destinations.manage',
   'GET /api/treatment-groups/{id}': 'marketing.view',
   'GET /api/user': 'signed-in',
   'GET /api/usage': 'signed-in',
@@ -229,9 +234,11 @@ describe('route inventory', () => {
       'GET /api/db/test',
       'GET /api/health',
       'GET /api/tables',
+      'GET /api/unsubscribe/{token}',
       'POST /api/forgot-password',
       'POST /api/login',
       'POST /api/reset-password',
+      'POST /api/unsubscribe/{token}',
     ]);
     expect(all.filter((r) => !r.isPublic).length).toBeGreaterThan(10);
   });

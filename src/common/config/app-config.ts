@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -30,6 +30,8 @@ export interface AppConfig {
   jwtSecret: string;
   /** SUPPRESSION_KEY: the HMAC key of the suppression list (an erased customer's e-mail address and external id). */
   suppressionKey: string;
+  /** DESTINATION_SECRET_KEY: seals destinations' secrets (AES-256-GCM) and signs unsubscribe links (HMAC). */
+  destinationSecretKey: string;
   tokenTtlMinutes: number;
   adminEmail: string;
   adminPassword?: string;
@@ -53,6 +55,7 @@ export interface AppConfig {
   webhooks: WebhooksConfig;
   erasures: ErasureConfig;
   metrics: MetricsConfig;
+  destinations: DestinationsConfig;
 }
 
 /**
@@ -64,6 +67,22 @@ export interface MetricsConfig {
   token?: string;
   /** METRICS_PORT: served on this port alone (not on PORT), by its own small HTTP server. */
   port?: number;
+}
+
+/** Delivery to destinations (src/modules/destination). */
+export interface DestinationsConfig {
+  /** FILE_RETENTION_DAYS: days a `file` destination's files are kept under STORAGE_DIR. */
+  fileRetentionDays: number;
+  /** DKIM_DOMAIN, DKIM_SELECTOR, DKIM_PRIVATE_KEY: e-mail is DKIM-signed when all three are set. */
+  dkim?: { domain: string; selector: string; privateKey: string };
+  /** Whether this instance delivers (every instance does; tests switch it off to drive one by hand). */
+  worker: boolean;
+  /** How long a claimed batch stays this instance's without a renewal. */
+  leaseMs: number;
+  /** How often an idle worker looks for due batches. */
+  pollMs: number;
+  /** Seconds before each retry of a batch that failed for now (not an environment variable). */
+  retrySchedule: number[];
 }
 
 /** Erasure jobs (src/modules/customer/erasure). None of it is an environment variable. */
@@ -284,6 +303,29 @@ function metricsConfig(env: Env, apiPort: number): MetricsConfig {
   return { token, port };
 }
 
+/** DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY (PEM; `\n` may stand for a line break): all three, or none. */
+function dkim(env: Env): DestinationsConfig['dkim'] {
+  const names = ['DKIM_DOMAIN', 'DKIM_SELECTOR', 'DKIM_PRIVATE_KEY'] as const;
+  const given = names.filter((name) => env[name]);
+  if (given.length === 0) return undefined;
+  if (given.length < names.length)
+    throw new ConfigError(`DKIM needs all of ${names.join(', ')}; only ${given.join(', ')} set`);
+  const domain = env.DKIM_DOMAIN!.trim().toLowerCase();
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(domain)) {
+    throw new ConfigError('DKIM_DOMAIN must be a domain name');
+  }
+  const selector = env.DKIM_SELECTOR!.trim();
+  if (!/^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$/i.test(selector))
+    throw new ConfigError('DKIM_SELECTOR must be a selector name');
+  const privateKey = env.DKIM_PRIVATE_KEY!.replace(/\\n/g, '\n').trim();
+  try {
+    createPrivateKey(privateKey);
+  } catch {
+    throw new ConfigError('DKIM_PRIVATE_KEY must be a private key in PEM form');
+  }
+  return { domain, selector, privateKey };
+}
+
 /** WEBHOOK_RETRY_SCHEDULE: seconds before each retry, separated by commas (`5,300,1800`). */
 function retrySchedule(env: Env): number[] {
   const raw = env.WEBHOOK_RETRY_SCHEDULE;
@@ -312,6 +354,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     database: databaseConfig(env, dataDir),
     jwtSecret: keptSecret(env, 'JWT_SECRET', dataDir, 'jwt-secret'),
     suppressionKey: keptSecret(env, 'SUPPRESSION_KEY', dataDir, 'suppression-key'),
+    destinationSecretKey: keptSecret(env, 'DESTINATION_SECRET_KEY', dataDir, 'destination-secret-key'),
     tokenTtlMinutes: positiveInt(env, 'TOKEN_TTL_MINUTES', 1440),
     adminEmail: email(env, 'ADMIN_EMAIL', 'admin@example.com'),
     adminPassword: env.ADMIN_PASSWORD || undefined,
@@ -346,5 +389,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
       failingDisableMs: 5 * 24 * 3600 * 1000,
     },
     metrics: metricsConfig(env, port),
+    destinations: {
+      fileRetentionDays: positiveInt(env, 'FILE_RETENTION_DAYS', 30, 3650),
+      dkim: dkim(env),
+      worker: true,
+      leaseMs: 60_000,
+      pollMs: 250,
+      retrySchedule: [5, 30, 120, 600, 1800, 3600],
+    },
   };
 }

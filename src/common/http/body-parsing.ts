@@ -14,6 +14,12 @@ export const MAX_BODY_DEPTH = 32;
 export const StreamedBody = (mediaType: string, config: { responseMessage?: string } = {}) =>
   RouteSettings({ ...config, streamedBody: mediaType });
 
+/**
+ * A route that takes whatever body it is sent and reads none of it (RFC 8058's one-click unsubscribe
+ * POSTs `List-Unsubscribe=One-Click` as a form): read to its end (at most MAX_BODY_BYTES), dropped.
+ */
+export const IgnoredBody = () => RouteSettings({ ignoredBody: true });
+
 const mediaTypeOf = (type: string) => type.split(';')[0].trim().toLowerCase();
 
 const isJsonType = (type: string) => /^application\/([\w.+-]+\+)?json\b/i.test(type);
@@ -66,7 +72,10 @@ export function registerBodyParsing(fastify: FastifyInstance): void {
     };
     let refused: ApiException | undefined;
     const streamed = request.routeOptions.config?.streamedBody;
-    if (streamed) {
+    const ignored = request.routeOptions.config?.ignoredBody === true;
+    if (ignored) {
+      // Read below, and dropped.
+    } else if (streamed) {
       if (mediaTypeOf(type) === streamed && ['utf-8', 'utf8', undefined].includes(charsetOf(type))) {
         return done(null, payload);
       }
@@ -88,11 +97,12 @@ export function registerBodyParsing(fastify: FastifyInstance): void {
         chunks.length = 0;
         return;
       }
-      chunks.push(chunk);
+      if (!ignored) chunks.push(chunk);
     });
     payload.on('error', (error) => done(error, undefined));
     payload.on('end', () => {
       if (refused) return done(null, remember(refused));
+      if (ignored) return done(null, {});
       // A JSON content type with an empty body is a request without a body.
       if (size === 0) return done(null, {});
       const bytes = Buffer.concat(chunks, size);

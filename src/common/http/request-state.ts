@@ -30,6 +30,10 @@ declare module 'fastify' {
     idempotent?: boolean;
     /** The one media type the route takes as a stream, handed to the handler unread (StreamedBody). */
     streamedBody?: string;
+    /** The path carries a credential (CredentialInPath): the request log names the route instead. */
+    credentialInPath?: boolean;
+    /** Any body of any type is read and dropped unparsed (IgnoredBody: the one-click unsubscribe's form post). */
+    ignoredBody?: boolean;
     /** Not a call of the daily API quota (NotCounted: `GET /api/usage`, which shows it). */
     notCounted?: boolean;
     /** The controller method's name, which is the route's operation id (nameOperations, when metrics are on). */

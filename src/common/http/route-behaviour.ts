@@ -35,3 +35,9 @@ export const IdempotentReplays = () =>
 
 /** A call that does not count against the tenant's daily API quota (DailyQuota): `GET /api/usage`. */
 export const NotCounted = () => RouteSettings({ notCounted: true });
+
+/**
+ * The path carries a credential (an unsubscribe link's token): the one line a request logs names the
+ * route (`/api/unsubscribe/:token`) rather than the path, so that the credential never reaches a log.
+ */
+export const CredentialInPath = () => RouteSettings({ credentialInPath: true });

@@ -97,6 +97,14 @@ export class Jobs {
     if (!sql) for (const queue of new Set(jobs.map((job) => job.queue))) this.wake(queue);
   }
 
+  /**
+   * Replaces a job's payload in `sql`'s transaction: a queue's `settle` keeps only what is left of a
+   * job that goes on (a batch retried with the records still pending).
+   */
+  async setPayload(sql: Sql, id: number, payload: unknown): Promise<void> {
+    await sql.run('UPDATE jobs SET payload = ? WHERE id = ?', [JSON.stringify(payload), id]);
+  }
+
   /** Removes a queue's jobs of these subjects (an import cancelled): a run in flight finds its lease gone at its next step. */
   async cancel(sql: Sql, queue: string, subjectIds: readonly number[]): Promise<number> {
     if (subjectIds.length === 0) return 0;

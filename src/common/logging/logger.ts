@@ -35,7 +35,8 @@ export class RequestLog extends LogController {
       tenant_id: request.auth?.tenantId ?? request.user?.tenant_id,
       user_id: request.user?.id,
       method: request.method,
-      url: request.url,
+      // A path that carries a credential (an unsubscribe link's token) is logged as its route.
+      url: request.routeOptions.config?.credentialInPath ? request.routeOptions.url : request.url,
       status,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       err: error ?? undefined,

@@ -17,6 +17,7 @@ import { AddTenantLimitsAndUsage1765100000000 } from './1765100000000-add-tenant
 import { CreateTenantUsageShares1765200000000 } from './1765200000000-create-tenant-usage-shares.js';
 import { CreateCustomerImportLanes1765300000000 } from './1765300000000-create-customer-import-lanes.js';
 import { CreateJobs1765400000000 } from './1765400000000-create-jobs.js';
+import { AddDestinationDelivery1765600000000 } from './1765600000000-add-destination-delivery.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   CreateTenantUsageShares1765200000000,
   CreateCustomerImportLanes1765300000000,
   CreateJobs1765400000000,
+  AddDestinationDelivery1765600000000,
 ];

@@ -19,10 +19,14 @@ import { CustomerMergeService } from './merge/customer-merge.service.js';
 import { SuppressionsController } from './suppressions.controller.js';
 import { SuppressionList } from './suppression/suppression-list.js';
 import { SuppressionsService } from './suppression/suppressions.service.js';
+import { UnsubscribeController } from './unsubscribe/unsubscribe.controller.js';
+import { UnsubscribeService } from './unsubscribe/unsubscribe.service.js';
+import { UnsubscribeTokens } from './unsubscribe/unsubscribe-tokens.js';
 
 /**
  * Customers: the records, batch upserts, CSV import and export, and their lifecycle: merging
- * duplicates, erasure on request, and the suppression list that keeps an erased person out.
+ * duplicates, erasure on request, and the suppression list that keeps an erased person out; the
+ * one-click unsubscribe of e-mail deliveries (unsubscribe/).
  */
 @Module({
   controllers: [
@@ -30,6 +34,7 @@ import { SuppressionsService } from './suppression/suppressions.service.js';
     CustomerImportsController,
     CustomerErasuresController,
     SuppressionsController,
+    UnsubscribeController,
     CustomersController,
   ],
   providers: [
@@ -48,7 +53,9 @@ import { SuppressionsService } from './suppression/suppressions.service.js';
     ErasureJobs,
     ErasureProcessor,
     ErasureQueue,
+    UnsubscribeTokens,
+    UnsubscribeService,
   ],
-  exports: [CustomersService, CustomerRules, ImportQueue, ErasureQueue],
+  exports: [CustomersService, CustomerRules, ImportQueue, ErasureQueue, UnsubscribeTokens],
 })
 export class CustomerModule {}

@@ -11,8 +11,15 @@ import {
   type CampaignDestinationResponse,
   type DestinationResponse,
 } from './dto/destination.response.js';
-import { CampaignDestination, type Destination } from './entities/destination.entity.js';
+import { CampaignDestination, Destination } from './entities/destination.entity.js';
+import type { AuthContext } from '../../common/auth/auth-context.js';
+import { Deliverability } from './delivery/deliverability.js';
 
+/**
+ * A campaign's destinations: the link's own fields (its attribute mapping stored as sent), answered
+ * with the destination inside and with `deliverable` and `problems`: the mapping's, and the
+ * destination's under `destination.` (Deliverability.link).
+ */
 @Injectable()
 export class CampaignDestinationsService extends AssociationService<
   CampaignDestination,
@@ -21,8 +28,12 @@ export class CampaignDestinationsService extends AssociationService<
   CampaignDestinationResponse,
   DestinationResponse
 > {
-  constructor(tables: Tables, destinations: DestinationsService) {
-    super(tables, {
+  constructor(
+    private readonly allTables: Tables,
+    destinations: DestinationsService,
+    private readonly deliverability: Deliverability,
+  ) {
+    super(allTables, {
       entity: CampaignDestination,
       resource: 'campaign_destination',
       updatable: true,
@@ -48,7 +59,22 @@ export class CampaignDestinationsService extends AssociationService<
           );
         }
       },
-      present: toCampaignDestinationResponse,
+      present: (link, destination) =>
+        toCampaignDestinationResponse(link, destination, deliverability.link(link, destination).problems),
     });
+  }
+
+  /**
+   * The destination's hosts are resolved before the write's transaction, so that its answer and
+   * the change feed's event (made inside it, with the destination's problems) wait on no DNS.
+   */
+  override async create(
+    auth: AuthContext,
+    campaignId: number,
+    dto: CampaignDestinationDto,
+  ): Promise<CampaignDestinationResponse> {
+    const destination = await this.allTables.read(auth).table(Destination).findById(Number(dto.destination_id));
+    if (destination) await this.deliverability.assess(destination);
+    return super.create(auth, campaignId, dto);
   }
 }

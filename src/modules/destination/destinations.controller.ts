@@ -1,19 +1,30 @@
 import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { RequirePermission } from '../../common/auth/require-permission.decorator.js';
 import type { Page } from '../../common/http/page.js';
-import { ApiCreate, ApiDelete, ApiList, ApiRead, ApiUpdate } from '../../common/openapi/route-docs.js';
+import { ApiDelete, ApiList, ApiRead, ApiUpdate } from '../../common/openapi/route-docs.js';
 import { ApiIdParam, IdParam } from '../../common/resources/id-param.js';
 import { DestinationsService } from './destinations.service.js';
-import { DestinationDto, DestinationListQueryDto } from './dto/destination.dto.js';
-import { DestinationResponse } from './dto/destination.response.js';
+import { DestinationDto, DestinationListQueryDto, DestinationTestDto } from './dto/destination.dto.js';
+import {
+  DestinationCreatedResponse,
+  DestinationResponse,
+  DestinationTestResponse,
+  SigningSecretResponse,
+} from './dto/destination.response.js';
+import { DestinationTests } from './delivery/destination-tests.js';
 import { ConditionalRequests, IdempotentReplays, SuccessStatus } from '../../common/http/route-behaviour.js';
+import { ApiEnvelope } from '../../common/openapi/api-envelope.decorator.js';
+import { ErrorBodyDto } from '../../common/openapi/common-responses.js';
 
 @ApiTags('Destinations')
 @Controller()
 export class DestinationsController {
-  constructor(private readonly destinations: DestinationsService) {}
+  constructor(
+    private readonly destinations: DestinationsService,
+    private readonly tests: DestinationTests,
+  ) {}
 
   @Get('destinations')
   @RequirePermission('destinations.view')
@@ -27,7 +38,14 @@ export class DestinationsController {
 
   @Post('destinations')
   @RequirePermission('destinations.manage')
-  @ApiCreate(DestinationResponse, 'Create a destination')
+  @ApiOperation({
+    summary: 'Create a destination',
+    description:
+      'Any `destination_type` and JSON `connection_details` are stored; what they lack for delivery is answered in ' +
+      '`problems`. Secrets are kept encrypted and answered as `********`. A `webhook` destination without ' +
+      '`connection_details.secret` gets a generated signing secret: this answer, and rotate-secret, show it.',
+  })
+  @ApiEnvelope(DestinationCreatedResponse, { status: 201 })
   @SuccessStatus(201)
   @IdempotentReplays()
   createDestination(@Auth() auth: AuthContext, @Body() dto: DestinationDto): Promise<DestinationResponse> {
@@ -46,7 +64,7 @@ export class DestinationsController {
   @Put('destinations/:id')
   @RequirePermission('destinations.manage')
   @ApiIdParam('id')
-  @ApiUpdate(DestinationResponse, 'Update a destination')
+  @ApiUpdate(DestinationResponse, 'Update a destination (a secret sent back as ******** keeps its stored value)')
   @ConditionalRequests()
   updateDestination(
     @Auth() auth: AuthContext,
@@ -63,5 +81,45 @@ export class DestinationsController {
   @ConditionalRequests()
   deleteDestination(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<null> {
     return this.destinations.delete(auth, id);
+  }
+
+  @Post('destinations/:id/rotate-secret')
+  @RequirePermission('destinations.manage')
+  @ApiIdParam('id')
+  @IdempotentReplays()
+  @SuccessStatus(200)
+  @ApiOperation({
+    summary: 'A new signing secret for a webhook destination; the old one keeps signing beside it for 24 hours',
+    description:
+      'Answers the new `whsec_` secret, shown only here. 409 for a destination of another type, or one whose ' +
+      '`connection_details` carry their own `secret`.',
+  })
+  @ApiEnvelope(SigningSecretResponse)
+  @ApiResponse({ status: 409, description: 'Not a webhook destination with a generated secret', type: ErrorBodyDto })
+  rotateDestinationSecret(@Auth() auth: AuthContext, @IdParam('id') id: number): Promise<SigningSecretResponse> {
+    return this.destinations.rotateSecret(auth, id);
+  }
+
+  @Post('destinations/:id/test')
+  @RequirePermission('destinations.manage')
+  @ApiIdParam('id')
+  @IdempotentReplays()
+  @SuccessStatus(200)
+  @ApiOperation({
+    summary: 'Deliver one record to the destination through the real path (a test send)',
+    description:
+      "Maps one customer (`customer_id`, default the tenant's most recently updated) with the mapping of " +
+      '`campaign_destination_id` (without one: every customer field under its own name; an email destination ' +
+      "needs one) and delivers it as a run would. Answers the receiver's status and answer, delivered or not; a " +
+      'destination or association that cannot deliver is a 422 listing its problems (`errors`, by field). Marks ' +
+      'nobody delivered and counts toward no frequency cap.',
+  })
+  @ApiEnvelope(DestinationTestResponse)
+  testDestination(
+    @Auth() auth: AuthContext,
+    @IdParam('id') id: number,
+    @Body() dto: DestinationTestDto,
+  ): Promise<DestinationTestResponse> {
+    return this.tests.test(auth, id, dto);
   }
 }

@@ -16,6 +16,7 @@ import {
   type Row,
 } from '../../support/marketing-factories.js';
 import type { WriteOperation } from './openapi-operations.js';
+import { UnsubscribeTokens } from '../../../src/modules/customer/unsubscribe/unsubscribe-tokens.js';
 
 /**
  * Where each POST and PUT operation of the OpenAPI document is sent, and how its effect is read
@@ -63,6 +64,8 @@ export interface Target {
   itemsFailAlone?: string;
   /** Fields the write's answer shows that the record's GET does not (a webhook's secret). */
   answerOnly?: string[];
+  /** The route reads no body and takes any (the one-click unsubscribe, RFC 8058): no body breaks its contract. */
+  anyBody?: boolean;
 }
 
 const unique = () => randomBytes(4).toString('hex');
@@ -158,6 +161,8 @@ interface Spec {
   itemsFailAlone?: string;
   /** Fields the write's answer shows that the record's GET does not (a webhook's secret). */
   answerOnly?: string[];
+  /** The route reads no body and takes any (the one-click unsubscribe, RFC 8058): no body breaks its contract. */
+  anyBody?: boolean;
 }
 
 /** A webhook URL the property apps allow by name (WEBHOOK_ALLOWED_HOSTS); it never resolves, so deliveries just fail. */
@@ -522,6 +527,46 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
       return `Bearer ${res.body.data.token}`;
     },
   }),
+  rotateDestinationSecret: async (ctx) => {
+    const destination = await make(ctx, '/api/destinations', {
+      ...destinationBody(),
+      destination_type: 'webhook',
+      connection_details: JSON.stringify({ url: WEBHOOK_URL }),
+    });
+    return { path: `/api/destinations/${destination.id}/rotate-secret`, list: '/api/destinations' };
+  },
+  testDestination: async (ctx) => {
+    // A file destination: a test send writes a file, no network.
+    const destination = await make(ctx, '/api/destinations', {
+      ...destinationBody(),
+      destination_type: 'file',
+      connection_details: '{"format":"ndjson"}',
+    });
+    const { campaign } = await campaignTree(ctx);
+    const link = await make(ctx, `/api/campaigns/${campaign.id}/destinations`, {
+      destination_id: destination.id,
+      attribute_mapping: '{"email":"email","name":"first_name"}',
+    });
+    const customer = await make(ctx, '/api/customers', { first_name: 'Tested' });
+    return {
+      path: `/api/destinations/${destination.id}/test`,
+      list: '/api/destinations',
+      choices: { campaign_destination_id: [link.id], customer_id: [customer.id] },
+    };
+  },
+  unsubscribe: async (ctx) => {
+    const customer = await make(ctx, '/api/customers', { email: `unsubscribe-${unique()}@example.com` });
+    const token = ctx.app
+      .get(UnsubscribeTokens)
+      .token(customer.tenant_id as number, customer.id, customer.email as string);
+    // Public: the token is the credential. Any body is read and dropped.
+    return {
+      path: `/api/unsubscribe/${token}`,
+      list: '/api/customers',
+      authorization: async () => undefined,
+      anyBody: true,
+    };
+  },
   sendEmail: async (ctx) => {
     mkdirSync(join(ctx.storageDir, 'app', 'reports'), { recursive: true });
     writeFileSync(join(ctx.storageDir, 'app', 'reports', 'q1.txt'), 'Quarter one\n');
@@ -560,6 +605,7 @@ export async function prepareTarget(ctx: ApiContext, op: WriteOperation): Promis
     validMax: s.validMax ?? {},
     itemsFailAlone: s.itemsFailAlone,
     answerOnly: s.answerOnly,
+    anyBody: s.anyBody,
   };
 }
 

@@ -12,6 +12,15 @@ export class CustomerResponse {
   @ApiProperty({ type: String, nullable: true }) phone: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'JSON text, as sent' }) attributes: string | null;
   @ApiProperty() is_active: boolean;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Read-only: when the customer unsubscribed through the link of an e-mail (left out of every later e-mail ' +
+      'delivery); `DELETE /api/customers/{id}/unsubscribe` clears it.',
+  })
+  unsubscribed_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at: string | null;
 }
@@ -26,6 +35,7 @@ export const toCustomerResponse = (customer: Customer): CustomerResponse => ({
   phone: customer.phone,
   attributes: customer.attributes,
   is_active: customer.is_active,
+  unsubscribed_at: toIso(customer.unsubscribed_at),
   created_at: toIso(customer.created_at),
   updated_at: toIso(customer.updated_at),
 });

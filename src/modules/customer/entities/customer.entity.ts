@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { StringColumn, TextColumn } from '../../../common/persistence/columns.js';
+import { StringColumn, TextColumn, TimestampColumn } from '../../../common/persistence/columns.js';
 import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
 import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 
@@ -28,4 +28,8 @@ export class Customer extends TenantOwnedEntity {
 
   @Column({ type: 'boolean', default: true })
   is_active: boolean;
+
+  /** When the customer followed an unsubscribe link (read-only: DELETE /customers/{id}/unsubscribe clears it). */
+  @TimestampColumn()
+  unsubscribed_at: Date | null;
 }

@@ -14,6 +14,7 @@ function customer(values: Partial<Customer>): Customer {
     phone: null,
     attributes: null,
     is_active: true,
+    unsubscribed_at: null,
     created_at: null,
     updated_at: null,
     ...values,
@@ -21,6 +22,18 @@ function customer(values: Partial<Customer>): Customer {
 }
 
 describe('mergedValues', () => {
+  it('keeps the survivor out of e-mail when a source unsubscribed (since the earliest)', () => {
+    const early = new Date('2026-01-01T00:00:00Z');
+    const late = new Date('2026-02-01T00:00:00Z');
+    expect(
+      mergedValues(customer({}), [customer({ unsubscribed_at: late }), customer({ unsubscribed_at: early })], 'target'),
+    ).toEqual({ unsubscribed_at: early });
+    expect(mergedValues(customer({ unsubscribed_at: late }), [customer({ unsubscribed_at: early })], 'source')).toEqual(
+      {},
+    );
+    expect(mergedValues(customer({}), [customer({})], 'target')).toEqual({});
+  });
+
   it('fills each empty field of the survivor from the first source that has it', () => {
     const survivor = customer({ first_name: 'Ada', email: '' });
     const sources = [

@@ -6,7 +6,9 @@ export type MergePreference = (typeof MERGE_PREFERENCES)[number];
 /** The fields merged by the general rule; `external_id` and `attributes` have their own. */
 const PLAIN_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'is_active'] as const;
 
-type MergedValues = Partial<Pick<Customer, (typeof PLAIN_FIELDS)[number] | 'external_id' | 'attributes'>>;
+type MergedValues = Partial<
+  Pick<Customer, (typeof PLAIN_FIELDS)[number] | 'external_id' | 'attributes' | 'unsubscribed_at'>
+>;
 
 const isEmpty = (value: unknown) => value === null || value === undefined || value === '';
 
@@ -14,7 +16,8 @@ const isEmpty = (value: unknown) => value === null || value === undefined || val
  * What the survivor of a merge becomes (only the fields that change): each empty field takes the
  * first non-empty value among the sources, in their order; where both have one, the survivor's
  * stays unless `prefer` is `source` (then the first source's wins). `attributes` objects are merged
- * key by key under the same rule; `external_id` moves only to a survivor that has none.
+ * key by key under the same rule; `external_id` moves only to a survivor that has none; a survivor
+ * takes the earliest `unsubscribed_at` of its sources when it has none.
  */
 export function mergedValues(survivor: Customer, sources: readonly Customer[], prefer: MergePreference): MergedValues {
   const values: MergedValues = {};
@@ -33,6 +36,11 @@ export function mergedValues(survivor: Customer, sources: readonly Customer[], p
     prefer,
   );
   if (attributes !== survivor.attributes) values.attributes = attributes;
+  // One person who unsubscribed through any of the merged records stays out of e-mail (since the first time).
+  const unsubscribed = sources.map((source) => source.unsubscribed_at).filter((at): at is Date => at instanceof Date);
+  if (!survivor.unsubscribed_at && unsubscribed.length) {
+    values.unsubscribed_at = new Date(Math.min(...unsubscribed.map((at) => at.getTime())));
+  }
   return values;
 }
 

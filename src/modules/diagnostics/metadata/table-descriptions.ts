@@ -160,8 +160,21 @@ export const TABLE_DESCRIPTIONS: Record<string, TableDescription> = {
   },
   destinations: {
     display_name: 'Destinations',
-    info: 'Delivery targets (e-mail service, ad network, webhook ...) with their connection details.',
-    columns: { connection_details: { app_type: 'json' } },
+    info: 'Delivery targets (webhook, e-mail, AMQP, file ...) with their connection details and delivery health.',
+    columns: {
+      connection_details: { app_type: 'json', info: 'As sent, every secret answered as ********.' },
+      secrets: { info: 'The secrets of the connection details, sealed (AES-256-GCM under DESTINATION_SECRET_KEY).' },
+      signing_secret: { info: 'The generated signing secret of a webhook destination, sealed.' },
+      previous_signing_secret: {
+        info: 'The signing secret before the last rotation, sealed; signs beside the new one.',
+      },
+      previous_signing_secret_expires_at: {
+        app_type: 'epoch_ms',
+        info: 'When the previous signing secret stops signing.',
+      },
+      last_error: { info: 'Why the last failed delivery failed.' },
+      consecutive_failures: { info: 'Failed deliveries since the last successful one.' },
+    },
   },
   campaign_destinations: {
     display_name: 'Campaign Destinations',
