@@ -31,5 +31,7 @@ declare module 'fastify' {
     streamedBody?: string;
     /** Not a call of the daily API quota (NotCounted: `GET /api/usage`, which shows it). */
     notCounted?: boolean;
+    /** The largest JSON body the route takes, in bytes, when not MAX_BODY_BYTES (BodyLimit). */
+    maxBodyBytes?: number;
   }
 }
