@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CustomerBatchService } from './bulk/customer-batch.service.js';
+import { CustomerUpserts } from './bulk/customer-upserts.js';
 import { CustomerBulkController } from './customer-bulk.controller.js';
 import { CustomerErasuresController } from './customer-erasures.controller.js';
 import { CustomerImportsController } from './customer-imports.controller.js';
@@ -34,6 +35,7 @@ import { SuppressionsService } from './suppression/suppressions.service.js';
   providers: [
     CustomersService,
     CustomerBatchService,
+    CustomerUpserts,
     CustomerExportService,
     CustomerImportsService,
     ImportJobs,
@@ -47,6 +49,6 @@ import { SuppressionsService } from './suppression/suppressions.service.js';
     ErasureProcessor,
     ErasureRunner,
   ],
-  exports: [CustomersService],
+  exports: [CustomersService, CustomerUpserts],
 })
 export class CustomerModule {}

@@ -3,12 +3,11 @@ import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { BULK_WRITE } from '../../../common/events/change-feed.js';
 import { Page } from '../../../common/http/page.js';
 import { Tables } from '../../../common/persistence/tables.js';
-import { RecordCaps } from '../../../common/usage/record-caps.js';
 import type { UpsertOutcome, UpsertRow } from '../../../common/persistence/upsert-plan.js';
 import type { CustomerBatchCounts, CustomerBatchDto, CustomerBatchResult } from '../dto/customer-batch.dto.js';
-import { Customer } from '../entities/customer.entity.js';
-import { SuppressionList } from '../suppression/suppression-list.js';
+import type { Customer } from '../entities/customer.entity.js';
 import { checkCustomerItem } from './customer-input.js';
+import { CustomerUpserts } from './customer-upserts.js';
 
 /**
  * `POST /api/customers/batch`: up to 1,000 upserts, the valid ones written in one transaction; an
@@ -19,8 +18,7 @@ import { checkCustomerItem } from './customer-input.js';
 export class CustomerBatchService {
   constructor(
     private readonly tables: Tables,
-    private readonly suppressions: SuppressionList,
-    private readonly caps: RecordCaps,
+    private readonly upserts: CustomerUpserts,
   ) {}
 
   async upsert(auth: AuthContext, dto: CustomerBatchDto): Promise<Page<CustomerBatchResult, CustomerBatchCounts>> {
@@ -36,20 +34,7 @@ export class CustomerBatchService {
     const written: UpsertOutcome[] = rows.length
       ? await this.tables.writeWithBookkeeping(
           auth,
-          async (tx, bookkeeping) => {
-            const refusals = await this.suppressions.refusals(
-              tx,
-              rows.map((row) => row.values),
-            );
-            const allowed = rows.filter((_, i) => !refusals[i]);
-            const outcomes = await tx.table(Customer).upsertMany(allowed, {
-              key: 'external_id',
-              attempt: tx.attempt,
-              creates: (wanted) => this.caps.createsAllowed(bookkeeping, auth, 'customers', wanted),
-            });
-            let next = 0;
-            return refusals.map((errors): UpsertOutcome => (errors ? { status: 'failed', errors } : outcomes[next++]));
-          },
+          (tx, bookkeeping) => this.upserts.upsert(tx, bookkeeping, rows),
           BULK_WRITE,
         )
       : [];
