@@ -16,6 +16,7 @@ import { CreateCustomerLifecycleTables1765000000000 } from './1765000000000-crea
 import { AddTenantLimitsAndUsage1765100000000 } from './1765100000000-add-tenant-limits-and-usage.js';
 import { CreateTenantUsageShares1765200000000 } from './1765200000000-create-tenant-usage-shares.js';
 import { CreateCustomerImportLanes1765300000000 } from './1765300000000-create-customer-import-lanes.js';
+import { CreateCustomerEventTables1765420000000 } from './1765420000000-create-customer-event-tables.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   AddTenantLimitsAndUsage1765100000000,
   CreateTenantUsageShares1765200000000,
   CreateCustomerImportLanes1765300000000,
+  CreateCustomerEventTables1765420000000,
 ];

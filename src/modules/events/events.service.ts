@@ -29,6 +29,18 @@ interface Counters {
   purged_until: number;
 }
 
+/** One event of a record's history, numbered or not (newestFirst). */
+export interface HistoryEvent {
+  id: number;
+  type: string;
+  occurredAt: number;
+  resourceId: number;
+  data: unknown;
+  changes: string[];
+  causer: { type: 'user'; id: number } | null;
+  requestId: string | null;
+}
+
 export const EVENT_SELECT =
   'SELECT id, sequence, type, resource, resource_id, data, changes, causer_id, request_id, occurred_at FROM events';
 
@@ -145,6 +157,42 @@ export class EventsService {
     );
     if (!row) throw new RecordNotFound('event');
     return toFeedEvent(row);
+  }
+
+  /**
+   * The events of the records `resourceIds` of `resource`, newest first (occurred_at, then id),
+   * after `before` in that order when given: a record's history for a customer's timeline. Every
+   * committed event, numbered yet or not (a timeline is no sync feed: it shows a change at once).
+   */
+  async newestFirst(
+    auth: AuthContext,
+    resource: string,
+    resourceIds: readonly number[],
+    before: { at: number; id: number } | null,
+    limit: number,
+  ): Promise<HistoryEvent[]> {
+    if (resourceIds.length === 0) return [];
+    const where = [`tenant_id = ?`, 'resource = ?', `resource_id IN (${resourceIds.map(() => '?').join(', ')})`];
+    const params: SqlValue[] = [auth.tenantId, resource, ...resourceIds];
+    if (before) {
+      where.push('(occurred_at < ? OR (occurred_at = ? AND id < ?))');
+      params.push(before.at, before.at, before.id);
+    }
+    const hint = this.db.dialect === 'mysql' ? ' FORCE INDEX (events_tenant_id_resource_resource_id_id_index)' : '';
+    const rows = await this.db.query<EventRow>(
+      `${EVENT_SELECT}${hint} WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT ${limit}`,
+      params,
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      type: row.type,
+      occurredAt: Number(row.occurred_at),
+      resourceId: Number(row.resource_id),
+      data: JSON.parse(row.data) as unknown,
+      changes: JSON.parse(row.changes) as string[],
+      causer: row.causer_id === null ? null : { type: 'user' as const, id: Number(row.causer_id) },
+      requestId: row.request_id,
+    }));
   }
 
   /** The sequences of the tenant's events that occurred from `since` to `until` (epoch ms): [first, last], empty when first > last. */

@@ -46,6 +46,10 @@ export class CustomerErasure extends TenantOwnedEntity {
   @count()
   late_arrivals: number;
 
+  /** Tracked events of the customers (customer_events), deleted. */
+  @count()
+  customer_events_deleted: number;
+
   @StringColumn(64, { nullable: true })
   lease_owner: string | null;
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetActivity } from '../../../common/activity/activity-log.writer.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
@@ -6,7 +6,8 @@ import { EventRedaction } from '../../../common/events/event-redaction.js';
 import { forgetKeptAnswers } from '../../../common/idempotency/idempotency.js';
 import type { Sql } from '../../../common/persistence/database.js';
 import { resolveSort, type PageRequest } from '../../../common/persistence/keyset.js';
-import { Tables } from '../../../common/persistence/tables.js';
+import { Tables, type TenantTx } from '../../../common/persistence/tables.js';
+import { CUSTOMER_TRACES, type CustomerTraces } from '../customer-traces.js';
 import type { CustomerErasure } from '../entities/customer-erasure.entity.js';
 import { Customer } from '../entities/customer.entity.js';
 import { SuppressionList } from '../suppression/suppression-list.js';
@@ -24,7 +25,12 @@ interface Subjects {
 }
 
 /** What each step of a scrub does to one batch: answers the position it reached (null: done) and its counts. */
-type Step = (sql: Sql, subjects: Subjects, after: number) => Promise<{ next: number | null; counts: ErasureCounts }>;
+type Step = (
+  sql: Sql,
+  subjects: Subjects,
+  after: number,
+  tx: TenantTx,
+) => Promise<{ next: number | null; counts: ErasureCounts }>;
 
 /**
  * Runs one claimed erasure: the request already deleted the customer and listed its values; the
@@ -46,8 +52,9 @@ export class ErasureProcessor {
     private readonly redaction: EventRedaction,
     private readonly suppressions: SuppressionList,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(CUSTOMER_TRACES) traces: readonly CustomerTraces[] = [],
   ) {
-    this.steps = [this.activityStep, this.eventStep, this.keptAnswerStep];
+    this.steps = [this.activityStep, this.eventStep, this.keptAnswerStep, ...traces.map((t) => this.tracesStep(t))];
   }
 
   async run(job: CustomerErasure, owner: string, shouldStop: () => boolean): Promise<ErasureEnd> {
@@ -59,7 +66,7 @@ export class ErasureProcessor {
           for (let after: number | null = 0; after !== null;) {
             if (shouldStop()) return await this.stop(job, owner);
             const from = after;
-            after = await this.batch(job, owner, (sql) => step(sql, subjects, from));
+            after = await this.batch(job, owner, (sql, tx) => step(sql, subjects, from, tx));
           }
         }
         await this.settle(job, shouldStop);
@@ -79,9 +86,13 @@ export class ErasureProcessor {
   }
 
   /** One batch of a step and the job's counts, in one transaction; answers where the step goes on. */
-  private batch(job: CustomerErasure, owner: string, work: (sql: Sql) => ReturnType<Step>): Promise<number | null> {
-    return this.tables.writeWithBookkeeping(erasureAuth(job), async (_tx, sql) => {
-      const { next, counts } = await work(sql);
+  private batch(
+    job: CustomerErasure,
+    owner: string,
+    work: (sql: Sql, tx: TenantTx) => ReturnType<Step>,
+  ): Promise<number | null> {
+    return this.tables.writeWithBookkeeping(erasureAuth(job), async (tx, sql) => {
+      const { next, counts } = await work(sql, tx);
       if (!(await this.jobs.advance(sql, job, owner, counts))) throw new JobTakenAway();
       return next;
     });
@@ -116,6 +127,15 @@ export class ErasureProcessor {
     }
     return { next: null, counts: { kept_answers: forgotten } };
   };
+
+  /** What another module keeps about the customers (their tracked events): deleted, a batch per transaction. */
+  private tracesStep(traces: CustomerTraces): Step {
+    return async (_sql, { ids }, _after, tx) => {
+      const limit = this.config.erasures.batchRows;
+      const deleted = await traces.erase(tx, ids, limit);
+      return { next: deleted < limit ? null : 0, counts: { [traces.erasureCount]: deleted } };
+    };
+  }
 
   /** Waits until `settleMs` after the request: a write that began before it had committed has ended by then. */
   private async settle(job: CustomerErasure, shouldStop: () => boolean): Promise<void> {

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { ApiException, RecordNotFound, ValidationFailed } from '../../../common/http/api-exception.js';
 import { WithMeta } from '../../../common/http/page.js';
 import { Tables, type TenantReads, type TenantTx } from '../../../common/persistence/tables.js';
+import { CUSTOMER_TRACES, type CustomerTraces } from '../customer-traces.js';
 import { CustomersService } from '../customers.service.js';
 import type { CustomerMergeDto, CustomerMergeMeta } from '../dto/customer-merge.dto.js';
 import type { CustomerResponse } from '../dto/customer.response.js';
@@ -23,6 +24,7 @@ export class CustomerMergeService {
   constructor(
     private readonly tables: Tables,
     private readonly customers: CustomersService,
+    @Optional() @Inject(CUSTOMER_TRACES) private readonly traces: readonly CustomerTraces[] = [],
   ) {}
 
   merge(auth: AuthContext, survivorId: number, dto: CustomerMergeDto): Promise<MergeAnswer> {
@@ -44,6 +46,8 @@ export class CustomerMergeService {
         dto.from.map((sourceId) => ({ survivor_id: survivorId, source_id: sourceId })),
         { log: false },
       );
+      // What other modules keep per customer (tracked events) is the survivor's from now on.
+      for (const traces of this.traces) await traces.move(tx, dto.from, survivorId);
       const values = mergedValues(survivor, sources, prefer);
       // With nothing of its own changed, the survivor was still merged: its entry and event say so.
       const merged = Object.keys(values).length
