@@ -63,6 +63,8 @@ export interface Target {
   itemsFailAlone?: string;
   /** Fields the write's answer shows that the record's GET does not (a webhook's secret). */
   answerOnly?: string[];
+  /** The route's largest JSON body when it is not the conventions' 1 MiB (POST /api/track: 5 MiB). */
+  bodyLimitBytes?: number;
 }
 
 const unique = () => randomBytes(4).toString('hex');
@@ -158,6 +160,8 @@ interface Spec {
   itemsFailAlone?: string;
   /** Fields the write's answer shows that the record's GET does not (a webhook's secret). */
   answerOnly?: string[];
+  /** The route's largest JSON body when it is not the conventions' 1 MiB (POST /api/track: 5 MiB). */
+  bodyLimitBytes?: number;
 }
 
 /** A webhook URL the property apps allow by name (WEBHOOK_ALLOWED_HOSTS); it never resolves, so deliveries just fail. */
@@ -378,6 +382,12 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
   },
   // Items are upserted or fail alone; a refused body (422 on items) writes nothing.
   upsertCustomerBatch: async () => ({ path: '/api/customers/batch', list: '/api/customers', itemsFailAlone: 'items' }),
+  trackCustomerEvents: async () => ({
+    path: '/api/track',
+    list: '/api/event-names',
+    itemsFailAlone: 'events',
+    bodyLimitBytes: 5 * 1024 * 1024,
+  }),
   // Takes text/csv only: every JSON body is a 415 and no job is made.
   createCustomerImport: async () => ({ path: '/api/customers/imports', list: '/api/customers/imports' }),
   cancelCustomerImport: async (ctx) => {
@@ -560,6 +570,7 @@ export async function prepareTarget(ctx: ApiContext, op: WriteOperation): Promis
     validMax: s.validMax ?? {},
     itemsFailAlone: s.itemsFailAlone,
     answerOnly: s.answerOnly,
+    bodyLimitBytes: s.bodyLimitBytes,
   };
 }
 
