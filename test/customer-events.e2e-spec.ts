@@ -293,49 +293,6 @@ describe('customer events', () => {
     });
   });
 
-  describe('trackCustomerEvents: racing requests on two instances of one database', () => {
-    let second: TestApp;
-    beforeAll(async () => {
-      second = await createTestApp({ sharedWith: t, config: { rateLimitPerMinute: 100_000 } });
-    });
-    afterAll(() => second.app.close());
-
-    it('stores a message id once when many requests carry it at once, and answers each with its id', async () => {
-      const ada = await customer(a, 'ev-race');
-      const token = a.managerUser.token;
-      const apps = [t, second];
-      // Twelve requests, each with the contested id among ids of its own, half through each instance.
-      const requests = Array.from({ length: 12 }, (_, i) =>
-        apps[i % 2].http
-          .post('/api/track')
-          .set('Authorization', token)
-          .send({
-            events: [
-              { message_id: `race-own-${i}-a`, customer_id: ada.id, event: 'e' },
-              { message_id: 'race-contested', external_id: 'ev-race-new', event: 'contested' },
-              { message_id: `race-own-${i}-b`, customer_id: ada.id, event: 'e' },
-            ],
-          }),
-      );
-      const answers = await Promise.all(requests);
-      expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
-      const contested = answers.map((res) => res.body.data[1] as Row);
-      expect(contested.filter((r) => r.status === 'accepted')).toHaveLength(1);
-      expect(contested.filter((r) => r.status === 'duplicate')).toHaveLength(11);
-      expect(new Set(contested.map((r) => r.id)).size).toBe(1);
-      expect(answers.every((res) => res.body.meta.accepted + res.body.meta.duplicate === 3)).toBe(true);
-      const rows = await db.query('SELECT COUNT(*) AS n FROM customer_events WHERE message_id = ? AND tenant_id = ?', [
-        'race-contested',
-        a.tenantId,
-      ]);
-      expect(Number(rows[0].n)).toBe(1);
-      // The customer its external id named was made once too.
-      expect((await dataOf(a.manager.get('/api/customers', { external_id: 'ev-race-new' }))) as Row[]).toHaveLength(1);
-      const names = (await dataOf(a.manager.get('/api/event-names', { q: 'contested' }))) as Row[];
-      expect(names.map((n) => [n.name, n.count])).toEqual([['contested', 1]]);
-    });
-  });
-
   describe('listCustomerEvents: GET /api/customers/{id}/events', () => {
     let ada: Row;
     const base = Date.now() - 10 * DAY;
@@ -545,6 +502,51 @@ describe('customer events', () => {
         expect.objectContaining({ name: 'odd', count: kept - even.length }),
       ]);
       expect(await service.purgeExpired(now + 15 * DAY)).toBe(0);
+    });
+  });
+
+  describe('trackCustomerEvents: racing requests on two instances of one database', () => {
+    // Last in the file: passport's strategies are process-wide, so the last instance started
+    // authenticates for both, and closing it would close that for whatever ran after it.
+    let second: TestApp;
+    beforeAll(async () => {
+      second = await createTestApp({ sharedWith: t, config: { rateLimitPerMinute: 100_000 } });
+    });
+    afterAll(() => second.app.close());
+
+    it('stores a message id once when many requests carry it at once, and answers each with its id', async () => {
+      const ada = await customer(a, 'ev-race');
+      const token = a.managerUser.token;
+      const apps = [t, second];
+      // Twelve requests, each with the contested id among ids of its own, half through each instance.
+      const requests = Array.from({ length: 12 }, (_, i) =>
+        apps[i % 2].http
+          .post('/api/track')
+          .set('Authorization', token)
+          .send({
+            events: [
+              { message_id: `race-own-${i}-a`, customer_id: ada.id, event: 'e' },
+              { message_id: 'race-contested', external_id: 'ev-race-new', event: 'contested' },
+              { message_id: `race-own-${i}-b`, customer_id: ada.id, event: 'e' },
+            ],
+          }),
+      );
+      const answers = await Promise.all(requests);
+      expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
+      const contested = answers.map((res) => res.body.data[1] as Row);
+      expect(contested.filter((r) => r.status === 'accepted')).toHaveLength(1);
+      expect(contested.filter((r) => r.status === 'duplicate')).toHaveLength(11);
+      expect(new Set(contested.map((r) => r.id)).size).toBe(1);
+      expect(answers.every((res) => res.body.meta.accepted + res.body.meta.duplicate === 3)).toBe(true);
+      const rows = await db.query('SELECT COUNT(*) AS n FROM customer_events WHERE message_id = ? AND tenant_id = ?', [
+        'race-contested',
+        a.tenantId,
+      ]);
+      expect(Number(rows[0].n)).toBe(1);
+      // The customer its external id named was made once too.
+      expect((await dataOf(a.manager.get('/api/customers', { external_id: 'ev-race-new' }))) as Row[]).toHaveLength(1);
+      const names = (await dataOf(a.manager.get('/api/event-names', { q: 'contested' }))) as Row[];
+      expect(names.map((n) => [n.name, n.count])).toEqual([['contested', 1]]);
     });
   });
 });

@@ -693,8 +693,9 @@ export abstract class TableGateway<E extends { id: number }> {
     };
     if (rows.length === 1) return one(rows[0]);
     const step = await session.insertStep();
+    const options = this.spec.loadData ? undefined : { loadData: false };
     if (step !== null) {
-      const { insertId, affected } = await this.sql.insertRows(this.spec.table, columns, rows.map(valuesOf));
+      const { insertId, affected } = await this.sql.insertRows(this.spec.table, columns, rows.map(valuesOf), options);
       if (affected !== rows.length) throw new Error(`A multi-row INSERT wrote ${affected} of ${rows.length} rows.`);
       const ids = insertedIds(this.sql.dialect, insertId, rows.length, step);
       rows.forEach((row, n) => (row.id = ids[n]));
@@ -702,7 +703,7 @@ export abstract class TableGateway<E extends { id: number }> {
     }
     const keyed = key ? rows.filter((row) => typeof row[key] === 'string') : [];
     if (keyed.length > 1) {
-      await this.sql.insertRows(this.spec.table, columns, keyed.map(valuesOf));
+      await this.sql.insertRows(this.spec.table, columns, keyed.map(valuesOf), options);
       const holders = await this.keyHolders(
         key as keyof E & string,
         keyed.map((row) => row[key!] as string),

@@ -3,6 +3,7 @@ import { toDate } from '../http/serialize.js';
 import { sortKeyOf, sortKeysOf } from './sort-key.js';
 import { internalColumnsOf } from './version-counter.js';
 import { isUnrecorded } from './unrecorded.js';
+import { insertsConcurrently } from './concurrent-inserts.js';
 import { StatementTexts } from './statement-texts.js';
 
 type Normalize = (value: unknown) => unknown;
@@ -60,6 +61,8 @@ export class TableSpec<E extends ObjectLiteral> {
   readonly insertColumns: readonly string[];
   /** False for a table declared Unrecorded: its changes are neither logged nor published. */
   readonly recorded: boolean;
+  /** False for a table declared ConcurrentBulkInserts: its multi-row inserts never go as LOAD DATA. */
+  readonly loadData: boolean;
   /** This table's statement texts that the request path composes, kept by shape. */
   readonly statements = new StatementTexts();
   private readonly logged: ReadonlySet<string>;
@@ -74,6 +77,7 @@ export class TableSpec<E extends ObjectLiteral> {
     this.columnSet = new Set(this.columns);
     this.softDeleteColumn = metadata.deleteDateColumn?.databaseName;
     this.recorded = !isUnrecorded(metadata.target);
+    this.loadData = !insertsConcurrently(metadata.target);
     this.sortKeys = sortKeysOf(metadata.target);
     const unlogged = new Set([...this.sortKeys.values(), ...internalColumnsOf(metadata.target)]);
     this.loggedColumns = this.columns.filter((c) => !unlogged.has(c));

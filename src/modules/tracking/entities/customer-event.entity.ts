@@ -3,6 +3,7 @@ import { ForeignIdColumn, StringColumn, TextColumn } from '../../../common/persi
 import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
 import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
 import { Unrecorded } from '../../../common/persistence/unrecorded.js';
+import { ConcurrentBulkInserts } from '../../../common/persistence/concurrent-inserts.js';
 
 /** An instant as epoch milliseconds (a bigint column): one value on both databases, compared as a number. */
 const EpochMsColumn = (options: { nullable?: boolean } = {}) => Column({ type: 'bigint', ...options });
@@ -10,10 +11,12 @@ const EpochMsColumn = (options: { nullable?: boolean } = {}) => Column({ type: '
 /**
  * What a customer did (`POST /api/track`), migration 1765420000000. Unrecorded: an event is a fact
  * about a customer, not a record of the API, so it is neither in the activity log nor in the
- * change feed. `created_at` is when it was received.
+ * change feed. `created_at` is when it was received. Many requests insert a thousand at once: as
+ * INSERT statements, which take their ids side by side (ConcurrentBulkInserts).
  */
 @Entity('customer_events')
 @Unrecorded()
+@ConcurrentBulkInserts()
 export class CustomerEvent extends TenantOwnedEntity {
   @ForeignIdColumn()
   customer_id: number;
