@@ -33,6 +33,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '8' },
     'message-ids': { type: 'string', default: 'random' },
     'skip-ingest': { type: 'boolean', default: false },
+    /** Leaves the database in place at the end (its name is printed), to look into its plans. */
+    'keep-database': { type: 'boolean', default: false },
   },
 });
 const SERVER = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -364,7 +366,8 @@ async function main(): Promise<void> {
       })),
     );
   } finally {
-    await service.stop();
+    await service.stop({ keepDatabase: args['keep-database'] });
+    if (args['keep-database']) log(`the database ${service.database} is kept`);
   }
   if (failed) process.exitCode = 1;
 }

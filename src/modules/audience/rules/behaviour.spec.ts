@@ -258,12 +258,12 @@ describe('behaviour compiled', () => {
     expect(performed({ min: 0 })).toEqual({ sql: '(1 = 1)', params: [] });
   });
 
-  it('looks at the newest event for last_performed', () => {
+  it('looks at the newest event for last_performed: some event (since after_days), and none since before_days', () => {
     const last = (bounds: object) =>
       compileRules([conditionOf({ last_performed: { event: 'login', ...bounds } })], 'all', options('mysql'));
     expect(last({ before_days: 30 })).toEqual({
-      sql: `c.id IN (${events('')} GROUP BY be.customer_id HAVING MAX(be.occurred_at) < ?)`,
-      params: [7, 7, 'login', NOW.getTime() - 30 * DAY],
+      sql: `(c.id IN (${events('')}) AND (NOT c.id IN (${events(' AND be.occurred_at >= ?')})))`,
+      params: [7, 7, 'login', 7, 7, 'login', NOW.getTime() - 30 * DAY],
     });
     expect(last({ after_days: 7 })).toEqual({
       sql: `c.id IN (${events(' AND be.occurred_at >= ?')})`,
@@ -274,6 +274,9 @@ describe('behaviour compiled', () => {
       7,
       'login',
       NOW.getTime() - 30 * DAY,
+      7,
+      7,
+      'login',
       NOW.getTime() - 7 * DAY,
     ]);
   });

@@ -1,6 +1,5 @@
 import {
   COLUMN_FIELDS,
-  OPERATORS,
   OPERATORS_BY_FIELD_KIND,
   VALUE_OPERATORS,
   evaluableConditions,

@@ -529,9 +529,9 @@ const NAMES = 'bn';
  *
  * - performed, min ≥ 1: the customers with at least `min` (and at most `max`) matching events;
  *   min 0 with a max: NOT the customers with more than `max`; min 0 without a max: everybody.
- * - last_performed: before_days B: customers whose newest matching event is older than now − B days
- *   (GROUP BY, MAX); after_days A: customers with a matching event at or after now − A days; both:
- *   those with one at or after now − A and none at or after now − B.
+ * - last_performed: before_days B: customers with a matching event and none at or after now − B
+ *   days; after_days A: customers with a matching event at or after now − A days; both: those with
+ *   one at or after now − A and none at or after now − B.
  */
 function behaviour(test: Test, options: CompileOptions): SqlFragment {
   const tables = options.behaviour;
@@ -600,10 +600,12 @@ function lastPerformed(
   options: CompileOptions,
   cutoff: (days: number) => number,
 ): SqlFragment {
+  // The newest matching event is at or after now − after_days (or exists at all), and none is at
+  // or after now − before_days: two sets without GROUP BY (a MAX per customer over every kept event
+  // took twice as long on MariaDB), the second one small (the recent events only).
   const since = l.afterDays === null ? [] : [frag(`${EVENTS}.occurred_at >= ?`, [cutoff(l.afterDays)])];
-  const set = matchingEvents(l.event, l.where, tables, options, since);
-  if (l.beforeDays === null) return inSet(customer, set);
-  return inSet(customer, set, ` GROUP BY ${EVENTS}.customer_id HAVING MAX(${EVENTS}.occurred_at) < ?`, [
-    cutoff(l.beforeDays),
-  ]);
+  const some = inSet(customer, matchingEvents(l.event, l.where, tables, options, since));
+  if (l.beforeDays === null) return some;
+  const recent = frag(`${EVENTS}.occurred_at >= ?`, [cutoff(l.beforeDays)]);
+  return and(some, not(inSet(customer, matchingEvents(l.event, l.where, tables, options, [recent]))));
 }
