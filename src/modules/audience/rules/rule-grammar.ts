@@ -1,4 +1,5 @@
 import { parseDateLike } from '../../../common/fields/fields.js';
+import { isEventName } from '../../tracking/track-input.js';
 
 /**
  * The audience rule language: which customer fields a rule can name, which operators apply to
@@ -487,8 +488,6 @@ export const MAX_BEHAVIOUR_COUNT = 1_000_000_000;
 export const MAX_WHERE_CONDITIONS = 20;
 /** `properties.<key>[.<key>...]`: a path into an event's properties, keys as in attribute paths. */
 export const PROPERTY_FIELD_PATTERN = '^properties(\\.[A-Za-z0-9_-]+)+$';
-/** An event name, as `POST /api/track` takes it (src/modules/tracking/track-input.ts). */
-const BEHAVIOUR_EVENT = /^[A-Za-z0-9_.:-](?:[A-Za-z0-9_.: -]{0,253}[A-Za-z0-9_.:-])?$/;
 
 export const BEHAVIOUR_KEYS: Record<BehaviourOperator, readonly string[]> = {
   performed: ['event', 'min', 'max', 'within_days', 'where'],
@@ -562,7 +561,8 @@ export function parseBehaviour(
     return fail(unknown[0], `unknown key (${operator} takes ${BEHAVIOUR_KEYS[operator].join(', ')}).`);
   }
   const event = object.event;
-  if (typeof event !== 'string' || !BEHAVIOUR_EVENT.test(event)) {
+  // An event name as `POST /api/track` takes it: a name it refuses can never match.
+  if (!isEventName(event)) {
     return fail('event', 'must be an event name: 1 to 255 ASCII letters, digits, _ . : - and inner spaces.');
   }
   const where = parseWhere(object.where);

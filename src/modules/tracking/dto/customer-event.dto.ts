@@ -3,7 +3,6 @@ import { BooleanField, DateField, NumberField, StringField } from '../../../comm
 import { DEFAULT_PAGE_SIZE, ListQueryDto, MAX_PAGE_SIZE } from '../../../common/resources/list-query.dto.js';
 import type { CustomerEvent, CustomerEventName } from '../entities/customer-event.entity.js';
 import { TIMELINE_KINDS } from '../timeline/timeline-source.js';
-import { EVENT_NAME_PATTERN } from '../track-input.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -78,7 +77,6 @@ export class CustomerEventsQueryDto extends PageQueryDto {
 
 export const EVENT_FILTER_MESSAGE =
   'The event filter must be 1 to 255 ASCII letters, digits, underscores, dots, colons, hyphens or inner spaces.';
-export { EVENT_NAME_PATTERN };
 
 export class EventNameResponse {
   @ApiProperty() id: number;
