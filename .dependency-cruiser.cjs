@@ -10,7 +10,7 @@
  */
 const LAYERS = [
   ['mail', 'diagnostics', 'validation', 'customer', 'events'],
-  ['auth', 'marketing', 'webhooks'],
+  ['auth', 'marketing', 'webhooks', 'tracking'],
   ['admin', 'audience', 'destination'],
   ['privacy'],
 ];

@@ -501,6 +501,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customer-events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a tracked event */
+        get: operations["getCustomerEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customer-goals/{goal_id}": {
         parameters: {
             query?: never;
@@ -705,6 +722,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a customer's tracked events, newest first */
+        get: operations["listCustomerEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customers/{id}/export": {
         parameters: {
             query?: never;
@@ -739,6 +773,23 @@ export interface paths {
          * @description Each empty field of this customer takes the first non-empty value among `from`, in order; a conflict keeps this customer's value unless `prefer` is `source`; `attributes` objects merge key by key under the same rule; `external_id` moves only where this customer has none. The sources are deleted in the same transaction (`customer.deleted` with `reason: "merged"` and `merged_into`). With `dry_run`, nothing is written. A source listed twice, this customer itself, or a customer the tenant does not have: 422 on `from`; this customer merged away meanwhile: 409.
          */
         post: operations["mergeCustomers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer's timeline: record changes and tracked events, newest first */
+        get: operations["getCustomerTimeline"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -887,6 +938,23 @@ export interface paths {
          * @description Maps one customer (`customer_id`, default the tenant's most recently updated) with the mapping of `campaign_destination_id` (without one: every customer field under its own name; an email destination needs one) and delivers it as a run would. Answers the receiver's status and answer, delivered or not; a destination or association that cannot deliver is a 422 listing its problems (`errors`, by field). Marks nobody delivered and counts toward no frequency cap.
          */
         post: operations["testDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/event-names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's event names, with their counts and newest timestamps */
+        get: operations["listEventNames"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1211,6 +1279,26 @@ export interface paths {
         get: operations["tables"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Track up to 1,000 customer events
+         * @description Each item is checked on its own: a bad item fails alone, with `errors` naming its fields; the good ones are stored in one transaction. A `message_id` is stored once per tenant, ever (while its event is kept): a later item with it, in this request or another, also racing, is a `duplicate` answered with the stored event's id. An `external_id` the tenant does not know makes a customer, as `POST /api/customers/batch` would (the plan's customer cap applies, a suppressed id is refused; `customer.created` in the change feed); tracked events themselves are not change-feed events. Beyond the plan's `tracked_events_per_day`, items fail with `limit`. The body may be up to 5 MiB.
+         */
+        post: operations["trackCustomerEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1627,30 +1715,30 @@ export interface components {
             updated_at: string | null;
         };
         AudienceRuleDto: {
-            /** @description The customer field the rule tests: a column, or `attributes.<key>[.<key>...]` (keys `[A-Za-z0-9_-]+`, at most 10) for a path into the customer attributes JSON. Set with `operator`; both absent or null make the rule a descriptive tag that selects nothing. */
-            field?: ("external_id" | "first_name" | "last_name" | "email" | "phone" | "is_active" | "created_at" | "updated_at") | (string | null);
+            /** @description The customer field the rule tests: a column, `attributes.<key>[.<key>...]` (keys `[A-Za-z0-9_-]+`, at most 10) for a path into the customer attributes JSON, or `event` for what the customer did (its tracked events). Set with `operator`; both absent or null make the rule a descriptive tag that selects nothing. */
+            field?: ("external_id" | "first_name" | "last_name" | "email" | "phone" | "is_active" | "created_at" | "updated_at" | "event") | (string | null);
             /**
-             * @description text fields: equals, not_equals, contains, not_contains, starts_with, ends_with, in, not_in, exists, not_exists; is_active: equals, not_equals, exists, not_exists; created_at, updated_at: equals, not_equals, gt, gte, lt, lte, between, exists, not_exists, within_last_days; attributes paths: all.
+             * @description text fields: equals, not_equals, contains, not_contains, starts_with, ends_with, in, not_in, exists, not_exists; is_active: equals, not_equals, exists, not_exists; created_at, updated_at: equals, not_equals, gt, gte, lt, lte, between, exists, not_exists, within_last_days; attributes paths: all but performed and last_performed; event: performed, last_performed.
              * @enum {string|null}
              */
-            operator?: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days" | null;
+            operator?: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days" | "performed" | "last_performed" | null;
             /** @example country */
             rule_type: string;
             /**
-             * @description With field and operator, the operand: text as is; a JSON array text for in, not_in (1 to 1000 strings, numbers or booleans) and between ([low, high]); a date (YYYY-MM-DD) or ISO 8601 date-time on date columns; a whole number of days for within_last_days; ignored by exists and not_exists.
+             * @description With field and operator, the operand: text as is; a JSON array text for in, not_in (1 to 1000 strings, numbers or booleans) and between ([low, high]); a date (YYYY-MM-DD) or ISO 8601 date-time on date columns; a whole number of days for within_last_days; ignored by exists and not_exists. For `event`, a JSON object text: performed `{"event", "min", "max", "within_days", "where"}`, last_performed `{"event", "before_days", "after_days", "where"}` (schemas BehaviourPerformed, BehaviourLastPerformed).
              * @example NL
              */
             rule_value: string;
         };
         AudienceRuleResponse: {
             /** @description null on a descriptive rule */
-            field: ("external_id" | "first_name" | "last_name" | "email" | "phone" | "is_active" | "created_at" | "updated_at") | (string | null);
+            field: ("external_id" | "first_name" | "last_name" | "email" | "phone" | "is_active" | "created_at" | "updated_at" | "event") | (string | null);
             id: number;
             /**
              * @description null on a descriptive rule
              * @enum {string|null}
              */
-            operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days" | null;
+            operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days" | "performed" | "last_performed" | null;
             rule_type: string;
             rule_value: string;
         };
@@ -1664,11 +1752,39 @@ export interface components {
             /** @description Replaces the whole set when sent */
             rules?: components["schemas"]["AudienceRuleDto"][];
         };
+        BehaviourLastPerformed: {
+            /** @description The newest such event is at most so many days old (with before_days: greater than it) */
+            after_days?: number | null;
+            /** @description The newest such event is older than so many days (a customer who never did it: no) */
+            before_days?: number | null;
+            /**
+             * @description The event name, compared exactly
+             * @example purchase
+             */
+            event: string;
+            /** @description Only events whose properties match every condition */
+            where?: components["schemas"]["PropertyCondition"][];
+        };
+        BehaviourPerformed: {
+            /**
+             * @description The event name, compared exactly
+             * @example purchase
+             */
+            event: string;
+            /** @description Default: no upper bound. `min: 0, max: 0` is "did not" */
+            max?: number | null;
+            /** @description Default 1 */
+            min?: number | null;
+            /** @description Only events whose properties match every condition */
+            where?: components["schemas"]["PropertyCondition"][];
+            /** @description The last so many days (24 h each) before now; default: every kept event */
+            within_days?: number | null;
+        };
         CampaignAudienceDto: {
             /** @description A live audience of the same tenant */
             audience_id: number | string;
             /**
-             * @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}` or a condition `{"field", "operator", "value"}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members.
+             * @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}`, a condition `{"field", "operator", "value"}`, or what the customer did: `{"performed": {...}}`, `{"last_performed": {...}}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition, ConditionPerformed, ConditionLastPerformed). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members.
              * @example {"field":"attributes.plan","operator":"in","value":["pro","enterprise"]}
              */
             segment_override?: string | null;
@@ -1682,7 +1798,7 @@ export interface components {
             match: "all" | "any";
             name: string;
             rules: components["schemas"]["AudienceRuleResponse"][];
-            /** @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}` or a condition `{"field", "operator", "value"}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members. */
+            /** @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}`, a condition `{"field", "operator", "value"}`, or what the customer did: `{"performed": {...}}`, `{"last_performed": {...}}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition, ConditionPerformed, ConditionLastPerformed). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members. */
             segment_override: string | null;
             tenant_id: number;
             /** Format: date-time */
@@ -1849,24 +1965,32 @@ export interface components {
             updated_at: string | null;
         };
         Condition: {
-            /** @description A customer column or `attributes.<key>[.<key>...]` */
-            field: ("external_id" | "first_name" | "last_name" | "email" | "phone" | "is_active" | "created_at" | "updated_at") | string;
+            /** @description A customer column, `attributes.<key>[.<key>...]`, or `event` */
+            field: ("external_id" | "first_name" | "last_name" | "email" | "phone" | "is_active" | "created_at" | "updated_at" | "event") | string;
             /** @enum {string} */
-            operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days";
-            /** @description A JSON value: a string, number or boolean; an array for in, not_in and between ([low, high]); a number of days for within_last_days; ignored by exists and not_exists. */
+            operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days" | "performed" | "last_performed";
+            /** @description A JSON value: a string, number or boolean; an array for in, not_in and between ([low, high]); a number of days for within_last_days; ignored by exists and not_exists; for `event` (performed, last_performed) the object of a ConditionPerformed or ConditionLastPerformed. */
             value?: string | number | boolean | (string | number | boolean)[];
         };
         ConditionAll: {
             /** @description Every node matches (at most 10 levels, 100 conditions) */
-            all: (components["schemas"]["ConditionAll"] | components["schemas"]["ConditionAny"] | components["schemas"]["ConditionNot"] | components["schemas"]["Condition"])[];
+            all: (components["schemas"]["ConditionAll"] | components["schemas"]["ConditionAny"] | components["schemas"]["ConditionNot"] | components["schemas"]["Condition"] | components["schemas"]["ConditionPerformed"] | components["schemas"]["ConditionLastPerformed"])[];
         };
         ConditionAny: {
             /** @description At least one node matches */
-            any: (components["schemas"]["ConditionAll"] | components["schemas"]["ConditionAny"] | components["schemas"]["ConditionNot"] | components["schemas"]["Condition"])[];
+            any: (components["schemas"]["ConditionAll"] | components["schemas"]["ConditionAny"] | components["schemas"]["ConditionNot"] | components["schemas"]["Condition"] | components["schemas"]["ConditionPerformed"] | components["schemas"]["ConditionLastPerformed"])[];
+        };
+        ConditionLastPerformed: {
+            /** @description When the customer last did something */
+            last_performed: components["schemas"]["BehaviourLastPerformed"];
         };
         ConditionNot: {
             /** @description The node does not match (missing and null fields included) */
-            not: components["schemas"]["ConditionAll"] | components["schemas"]["ConditionAny"] | components["schemas"]["ConditionNot"] | components["schemas"]["Condition"];
+            not: components["schemas"]["ConditionAll"] | components["schemas"]["ConditionAny"] | components["schemas"]["ConditionNot"] | components["schemas"]["Condition"] | components["schemas"]["ConditionPerformed"] | components["schemas"]["ConditionLastPerformed"];
+        };
+        ConditionPerformed: {
+            /** @description What the customer did: counted over its tracked events */
+            performed: components["schemas"]["BehaviourPerformed"];
         };
         ConnectionFailureBody: {
             /** @example 500 */
@@ -1897,7 +2021,7 @@ export interface components {
             /** @example Recent buyers in NL */
             name: string;
             /**
-             * @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}` or a condition `{"field", "operator", "value"}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members.
+             * @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}`, a condition `{"field", "operator", "value"}`, or what the customer did: `{"performed": {...}}`, `{"last_performed": {...}}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition, ConditionPerformed, ConditionLastPerformed). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members.
              * @example {"all":[{"field":"created_at","operator":"within_last_days","value":30}]}
              */
             segment_definition: string;
@@ -2007,6 +2131,8 @@ export interface components {
             completed_at: string | null;
             /** Format: date-time */
             created_at: string | null;
+            /** @description The customers' tracked events (`POST /api/track`), deleted */
+            customer_events_deleted: number;
             /** @description The erased customer (deleted when the request was accepted) */
             customer_id: number;
             /** @description Change-feed events that became tombstones */
@@ -2024,6 +2150,33 @@ export interface components {
             tenant_id: number;
             /** @description Webhook answers (response bodies) dropped from the delivery log */
             webhook_attempts: number;
+        };
+        CustomerEventResponse: {
+            customer_id: number;
+            /** @example purchase */
+            event: string;
+            id: number;
+            /** @description The client's key, as sent */
+            message_id: string;
+            /**
+             * @example {
+             *       "amount": 120,
+             *       "currency": "EUR"
+             *     }
+             */
+            properties: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the service stored it (whole seconds)
+             */
+            received_at: string;
+            /**
+             * Format: date-time
+             * @description When it happened (millisecond precision)
+             */
+            timestamp: string;
         };
         CustomerGoalDto: {
             description?: string | null;
@@ -2056,6 +2209,8 @@ export interface components {
             audiences: components["schemas"]["HandoverAudience"][];
             /** @description The record as `GET /api/customers/{id}` answers it */
             customer: components["schemas"]["CustomerResponse"];
+            /** @description Every tracked event of the customer (`POST /api/track`), oldest first, as `GET /api/customer-events/{id}` answers it */
+            customer_events: components["schemas"]["CustomerEventResponse"][];
             /** @description Every change-feed event about the customer, oldest first, as `GET /api/events` answers it */
             events: components["schemas"]["EventResponse"][];
             /** @description One entry per campaign of the tenant, by campaign id, as `GET /api/campaigns/{id}/assignments/{customer_id}` answers it */
@@ -2296,6 +2451,18 @@ export interface components {
             /** @enum {string} */
             type: "user";
         };
+        EventNameResponse: {
+            /** @description Events of this name the tenant keeps */
+            count: number;
+            id: number;
+            /**
+             * Format: date-time
+             * @description The newest kept event's timestamp; null when none is kept
+             */
+            last_seen_at: string | null;
+            /** @example purchase */
+            name: string;
+        };
         EventResponse: {
             /** @description The user whose request made the change; null for a job */
             causer: components["schemas"]["EventCauser"] | null;
@@ -2502,6 +2669,20 @@ export interface components {
             /** @example The url field is required. */
             message: string;
         };
+        PropertyCondition: {
+            /** @example properties.amount */
+            field: string;
+            /**
+             * @example gte
+             * @enum {string}
+             */
+            operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days";
+            /**
+             * @description As the value of a condition on an attribute
+             * @example 100
+             */
+            value?: string | number | boolean | (string | number | boolean)[];
+        };
         QueueBacklogStatus: {
             /** @description How long the oldest of them has been due, in seconds (null when none is) */
             oldest_pending_seconds: number | null;
@@ -2620,7 +2801,7 @@ export interface components {
             description: string | null;
             id: number;
             name: string;
-            /** @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}` or a condition `{"field", "operator", "value"}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members. */
+            /** @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}`, a condition `{"field", "operator", "value"}`, or what the customer did: `{"performed": {...}}`, `{"last_performed": {...}}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition, ConditionPerformed, ConditionLastPerformed). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members. */
             segment_definition: string;
             tenant_id: number;
             /** Format: date-time */
@@ -2652,6 +2833,8 @@ export interface components {
             campaigns?: number | null;
             /** @description Customers the tenant may hold (403 on a create beyond) */
             customers?: number | null;
+            /** @description Customer events `POST /api/track` may store per UTC day (an item beyond fails alone) */
+            tracked_events_per_day?: number | null;
             /** @description Webhook endpoints the tenant may hold */
             webhooks?: number | null;
         };
@@ -2660,6 +2843,7 @@ export interface components {
             audiences: number | null;
             campaigns: number | null;
             customers: number | null;
+            tracked_events_per_day: number | null;
             webhooks: number | null;
         };
         TenantResponse: {
@@ -2673,6 +2857,29 @@ export interface components {
             name: string;
             /** Format: date-time */
             updated_at: string | null;
+        };
+        TimelineItemResponse: {
+            /**
+             * Format: date-time
+             * @description When it happened; the order, newest first
+             */
+            at: string;
+            /** @description A change: `{changes, record, causer, request_id}` (record: the customer as the change feed shows it); an event: the event as `GET /api/customer-events/{id}` answers it */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Its id in its own API: a change's change-feed id (`evt_12`, `GET /api/events/{id}`), an event's id (`GET /api/customer-events/{id}`)
+             * @example 42
+             */
+            id: number | string;
+            /** @enum {string} */
+            kind: "change" | "event";
+            /**
+             * @description A change's event type (`customer.updated`), an event's name
+             * @example purchase
+             */
+            type: string;
         };
         TokenResponse: {
             /** Format: date-time */
@@ -2692,6 +2899,85 @@ export interface components {
              * @example laptop
              */
             name: string;
+        };
+        TrackCounts: {
+            accepted: number;
+            duplicate: number;
+            failed: number;
+        };
+        TrackDto: {
+            events: components["schemas"]["TrackEventItem"][];
+        };
+        TrackEventItem: {
+            /**
+             * @description The customer (exactly one of customer_id and external_id); one the tenant does not have fails the item
+             * @example 42
+             */
+            customer_id?: number | string;
+            /**
+             * @description ASCII letters, digits, `_ . : -` and inner spaces; compared exactly, case included
+             * @example purchase
+             */
+            event: string;
+            /**
+             * @description The customer's external id (exactly one of customer_id and external_id), compared exactly; the tenant's customer with it, or a new one made with it as `POST /api/customers/batch` would make it (counted against the plan's customer cap, refused for a suppressed id)
+             * @example crm-1
+             */
+            external_id?: string;
+            /**
+             * @description The client's key of the event: stored once per tenant, ever (while the event is kept). A later item with the same key, in this request or any other, is a `duplicate` answered with the stored event's id.
+             * @example 6f1c8a52-3e0b-4f7e-9a4d-1c2b3d4e5f60
+             */
+            message_id: string;
+            /**
+             * @description A JSON object of at most 32 KB as JSON; null is the same as absent
+             * @example {
+             *       "amount": 120,
+             *       "currency": "EUR"
+             *     }
+             */
+            properties?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When it happened: ISO 8601 with `Z` or an offset (default: when received). At most 24 hours ahead, and not older than events are kept (CUSTOMER_EVENT_RETENTION_DAYS)
+             * @example 2026-11-26T09:30:00.123Z
+             */
+            timestamp?: string;
+        };
+        TrackResult: {
+            /**
+             * @description Only on `failed`: the item's errors by field (`limit`: the plan's daily or customer cap is reached)
+             * @example {
+             *       "event": [
+             *         "The event field is required."
+             *       ]
+             *     }
+             */
+            errors?: {
+                [key: string]: string[];
+            };
+            /** @description The stored event (for a duplicate: the one stored before with its message_id); null when failed */
+            id: number | null;
+            /**
+             * @description Position of the item in `events`
+             * @example 0
+             */
+            index: number;
+            /** @enum {string} */
+            status: "accepted" | "duplicate" | "failed";
+        };
+        TrackedEventsUsage: {
+            /** @description The plan's tracked_events_per_day; null: unlimited */
+            limit: number | null;
+            /**
+             * Format: date-time
+             * @description When the count starts again: the next 00:00 UTC
+             */
+            resets_at: string;
+            /** @description Events `POST /api/track` stored today (UTC) */
+            used: number;
         };
         TreatmentGroupDto: {
             /**
@@ -2727,7 +3013,7 @@ export interface components {
             /** @example Recent buyers in NL */
             name: string;
             /**
-             * @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}` or a condition `{"field", "operator", "value"}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members.
+             * @description JSON text, returned as sent. A condition tree narrows the audience to its members that also match it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}`, a condition `{"field", "operator", "value"}`, or what the customer did: `{"performed": {...}}`, `{"last_performed": {...}}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition, ConditionPerformed, ConditionLastPerformed). A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON is kept as an opaque note and selects all the audience members.
              * @example {"all":[{"field":"created_at","operator":"within_last_days","value":30}]}
              */
             segment_definition: string;
@@ -2755,6 +3041,7 @@ export interface components {
         UsageResponse: {
             api_calls: components["schemas"]["ApiCallsUsage"];
             records: components["schemas"]["RecordsUsage"];
+            tracked_events: components["schemas"]["TrackedEventsUsage"];
         };
         UserResponse: {
             /** Format: date-time */
@@ -12392,6 +12679,142 @@ export interface operations {
             };
         };
     };
+    getCustomerEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["CustomerEventResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `customers.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     updateCustomerGoal: {
         parameters: {
             query?: never;
@@ -15287,6 +15710,174 @@ export interface operations {
             };
         };
     };
+    listCustomerEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 25) */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page */
+                cursor?: string;
+                /** @description `-timestamp` (default: newest first) or `timestamp`; ties by id in the same direction */
+                sort?: string;
+                /** @description Adds `meta.total` */
+                with_total?: boolean;
+                /** @description Only events of this name (compared exactly) */
+                event?: string;
+                /** @description YYYY-MM-DD or an ISO 8601 date-time */
+                since?: string;
+                /** @description YYYY-MM-DD or an ISO 8601 date-time */
+                until?: string;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description The customer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["CustomerEventResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `customers.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     exportCustomerData: {
         parameters: {
             query?: never;
@@ -15569,6 +16160,166 @@ export interface operations {
             };
             /** @description Body sent with a content type other than JSON */
             415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getCustomerTimeline: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 25) */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page */
+                cursor?: string;
+                /** @description Only these kinds, a comma list of: change, event */
+                kinds?: string;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description The customer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["TimelineItemResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `customers.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -17298,6 +18049,167 @@ export interface operations {
             };
             /** @description Body sent with a content type other than JSON */
             415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listEventNames: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 25) */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page */
+                cursor?: string;
+                /** @description `field` ascending, `-field` descending; default `-id` */
+                sort?: string;
+                /** @description Adds `meta.total` */
+                with_total?: boolean;
+                /** @description Substring of the name (ASCII case ignored) */
+                q?: string;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["EventNameResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `customers.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description X-Tenant-ID (super-admin) names no tenant */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -21454,6 +22366,228 @@ export interface operations {
                         data: components["schemas"]["TableEntry"][];
                         message: string;
                     };
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    trackCustomerEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackDto"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in order, and the counts */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["TrackResult"][];
+                        message: string;
+                        meta: components["schemas"]["TrackCounts"];
+                    };
+                };
+            };
+            /** @description Malformed JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `customers.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description X-Tenant-ID (super-admin) names no tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body larger than 5 MiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body sent with a content type other than JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -14,6 +14,9 @@ import { MailModule } from './modules/mail/mail.module.js';
 import { MarketingModule } from './modules/marketing/marketing.module.js';
 import { PrivacyModule } from './modules/privacy/privacy.module.js';
 import { ValidationModule } from './modules/validation/validation.module.js';
+import { TrackingModule } from './modules/tracking/tracking.module.js';
+import { CUSTOMER_TRACES, type CustomerTraces } from './modules/customer/customer-traces.js';
+import { CUSTOMER_EVENT_TRACES } from './modules/tracking/customer-event-traces.js';
 import { Audience, CampaignAudience, SubAudience } from './modules/audience/entities/audience.entity.js';
 import { Customer } from './modules/customer/entities/customer.entity.js';
 import { Webhook } from './modules/webhooks/entities/webhook.entity.js';
@@ -59,13 +62,16 @@ const COUNTED_TABLE_LIST: CountedTable[] = [
   { entity: Webhook, resource: 'webhooks' },
 ];
 
+/** What modules above the customer module keep per customer, that an erasure deletes and a merge moves. */
+const CUSTOMER_TRACE_LIST: CustomerTraces[] = [CUSTOMER_EVENT_TRACES];
+
 /** Body DTOs with a quick check that the validation pipe trusts when it is sure (InputPipe). */
 const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT];
 
 /**
- * What modules' records mean to each other, declared once here: deletion effects and the plan's
- * counted tables; the body checks that the common validation pipe takes from the modules; and the
- * background jobs' backlog that GET /metrics reports (until the jobs primitive reports its own).
+ * What modules' records mean to each other, declared once here: deletion effects, the plan's
+ * counted tables and what a customer's erasure or merge reaches in other modules; and the body
+ * checks that the common validation pipe takes from the modules.
  */
 @Global()
 @Module({
@@ -74,8 +80,9 @@ const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT
     DeletionEffects,
     { provide: COUNTED_TABLES, useValue: COUNTED_TABLE_LIST },
     { provide: SURE_INPUTS, useValue: SURE_INPUT_LIST },
+    { provide: CUSTOMER_TRACES, useValue: CUSTOMER_TRACE_LIST },
   ],
-  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS],
+  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS, CUSTOMER_TRACES],
 })
 export class CrossModuleRulesModule {}
 
@@ -99,6 +106,7 @@ export class AppModule {
         MarketingModule,
         AudienceModule,
         CustomerModule,
+        TrackingModule,
         DestinationModule,
         EventsModule,
         WebhooksModule,

@@ -14,6 +14,8 @@ import { DeliveryQueue } from './modules/webhooks/delivery/delivery-queue.js';
 import { DeliveryRetention } from './modules/webhooks/delivery/delivery-retention.js';
 import { WebhookFanout } from './modules/webhooks/delivery/webhook-fanout.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
+import { TrackingRetention } from './modules/tracking/tracking-retention.js';
+import { TrackingModule } from './modules/tracking/tracking.module.js';
 
 /**
  * Every queue of background work (docs/architecture.md#background-work). Each is a JobHandler with
@@ -30,6 +32,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
  * | event-retention    | the feed's events past retention | -             | recurring (1 h)                        |
  * | destination-delivery | one batch of records → one destination | the destination | its concurrency and rate, across instances |
  * | destination-file-retention | file destinations' files past FILE_RETENTION_DAYS | - | recurring (1 h)          |
+ * | customer-event-retention | tracked events past CUSTOMER_EVENT_RETENTION_DAYS | - | recurring (1 h)          |
  */
 export const QUEUE_LIST: Type<JobHandler>[] = [
   ImportQueue,
@@ -40,6 +43,7 @@ export const QUEUE_LIST: Type<JobHandler>[] = [
   EventRetention,
   DestinationDeliveryQueue,
   FileRetention,
+  TrackingRetention,
 ];
 
 /**
@@ -51,7 +55,7 @@ export const DELIVERY_SOURCE_LIST: Type<DeliverySource>[] = [InlineRecords];
 /** The queues above and the runner of this instance. */
 @Global()
 @Module({
-  imports: [CustomerModule, WebhooksModule, DestinationModule],
+  imports: [CustomerModule, WebhooksModule, DestinationModule, TrackingModule],
   providers: [
     { provide: JOB_HANDLERS, useFactory: (...handlers: JobHandler[]) => handlers, inject: QUEUE_LIST },
     { provide: DELIVERY_SOURCES, useFactory: (...sources: DeliverySource[]) => sources, inject: DELIVERY_SOURCE_LIST },

@@ -27,7 +27,14 @@ describe('admin: tenants', () => {
         name: 'Initech',
         description: 'Reports',
         is_active: true,
-        limits: { api_calls_per_day: null, customers: null, audiences: null, campaigns: null, webhooks: null },
+        limits: {
+          api_calls_per_day: null,
+          customers: null,
+          audiences: null,
+          campaigns: null,
+          webhooks: null,
+          tracked_events_per_day: null,
+        },
         created_at: expect.stringMatching(/Z$/),
         updated_at: expect.stringMatching(/Z$/),
       });

@@ -365,6 +365,40 @@ describe('eraseCustomer, getCustomerErasure, listSuppressions, liftSuppression: 
       });
     });
 
+    it('deletes the tracked events of the customer and of those merged into it, in batches, and counts them', async () => {
+      const p = person();
+      const survivor = await created(admin.post('/api/customers', { first_name: p.name }));
+      const source = await created(admin.post('/api/customers', {}));
+      const items = Array.from({ length: 20 }, (_, i) => ({
+        message_id: `erase-event-${p.name}-${i}`,
+        customer_id: i % 4 ? survivor.id : source.id,
+        event: i % 2 ? 'viewed' : 'bought',
+        properties: { note: p.name },
+      }));
+      const tracked = await admin.post('/api/track', { events: items });
+      expect(tracked.body.meta.accepted).toBe(20);
+      await dataOf(admin.post(`/api/customers/${survivor.id}/merge`, { from: [source.id] }));
+      // Another customer's events of the same names stay, and so do the names' counts of them.
+      const bystander = await created(admin.post('/api/customers', {}));
+      await admin.post('/api/track', {
+        events: [{ message_id: `erase-bystander-${bystander.id}`, customer_id: bystander.id, event: 'bought' }],
+      });
+      const job = await erase(survivor.id as number);
+      await runErasures();
+      // batchRows is 7 here: three batches.
+      expect(await dataOf(admin.get(`/api/customers/erasures/${job.id}`))).toMatchObject({
+        status: 'completed',
+        customer_events_deleted: 20,
+      });
+      expect(await everywhere(p.name)).toEqual([]);
+      for (const row of tracked.body.data as Row[]) {
+        expect((await admin.get(`/api/customer-events/${row.id}`)).status).toBe(404);
+      }
+      const names = (await dataOf(admin.get('/api/event-names', { q: 'bought' }))) as Row[];
+      expect(names.map((n) => [n.name, n.count])).toEqual([['bought', 1]]);
+      expect((await dataOf(admin.get(`/api/customers/${bystander.id}/events`))) as Row[]).toHaveLength(1);
+    });
+
     it('erases a customer a racing write brought in with a suppressed value before the suppression showed', async () => {
       const p = person();
       const customer = await created(admin.post('/api/customers', { email: p.email }));

@@ -115,7 +115,14 @@ describe('exportCustomerData: GET /api/customers/{id}/export', () => {
     expect(res.body).toMatchObject({ code: 200, message: 'Retrieved successfully.' });
     expect(Object.keys(res.body)).toEqual(['code', 'message', 'data']);
     const data = res.body.data;
-    expect(Object.keys(data)).toEqual(['customer', 'audiences', 'treatment_groups', 'activity', 'events']);
+    expect(Object.keys(data)).toEqual([
+      'customer',
+      'audiences',
+      'treatment_groups',
+      'activity',
+      'events',
+      'customer_events',
+    ]);
 
     expect(data.customer).toEqual(customer);
 
@@ -150,6 +157,28 @@ describe('exportCustomerData: GET /api/customers/{id}/export', () => {
     const feed = await feedOf(admin, customer.id);
     expect(feed.map((event) => event.type)).toEqual(['customer.created', 'customer.updated']);
     expect(data.events).toEqual(feed);
+  });
+
+  it("hands over the customer's tracked events, oldest first, as GET /api/customer-events/{id} answers each", async () => {
+    const other = await created(a.manager.post('/api/customers', { external_id: 'hand-events' }));
+    const now = Date.now();
+    const res = await a.manager.post('/api/track', {
+      events: [3, 1, 2].map((days) => ({
+        message_id: `hand-event-${days}`,
+        customer_id: other.id,
+        event: `day ${days}`,
+        properties: { days },
+        timestamp: new Date(now - days * 86_400_000).toISOString(),
+      })),
+    });
+    expect(res.body.meta.accepted).toBe(3);
+    const data = (await dataOf(exportOf(a.manager, other.id as number))) as unknown as { customer_events: Row[] };
+    const expected = [];
+    for (const id of (res.body.data as Row[]).map((r) => r.id)) {
+      expected.push(await dataOf(a.manager.get(`/api/customer-events/${id}`)));
+    }
+    expect(data.customer_events).toEqual([expected[0], expected[2], expected[1]]);
+    expect(data.customer_events.map((e) => e.event)).toEqual(['day 3', 'day 2', 'day 1']);
   });
 
   it('may be read by a viewer (customers.view), and by a super-admin inside the tenant (X-Tenant-ID)', async () => {

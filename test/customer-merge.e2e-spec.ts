@@ -403,6 +403,30 @@ describe('mergeCustomers: POST /api/customers/{id}/merge', () => {
     });
   });
 
+  describe('tracked events', () => {
+    it("moves the sources' tracked events to the survivor, ids and names as they were", async () => {
+      const [survivor, first, second] = await customers([{}, {}, {}]);
+      const track = (customerId: number, message: string, event: string) => ({
+        message_id: `merge-${message}-${unique()}`,
+        customer_id: customerId,
+        event,
+      });
+      const res = await admin.post('/api/track', {
+        events: [track(survivor, 's', 'login'), track(first, 'f', 'purchase'), track(second, 'g', 'purchase')],
+      });
+      expect(res.body.meta.accepted).toBe(3);
+      const ids = (res.body.data as Row[]).map((r) => r.id as number);
+      const names = await dataOf(admin.get('/api/event-names', { sort: 'name' }));
+      await merged(merge(survivor, { from: [first, second] }));
+      const events = (await dataOf(admin.get(`/api/customers/${survivor}/events`, { sort: 'timestamp' }))) as Row[];
+      expect(events.map((e) => e.id).sort()).toEqual([...ids].sort());
+      expect(events.every((e) => e.customer_id === survivor)).toBe(true);
+      expect(await dataOf(admin.get('/api/event-names', { sort: 'name' }))).toEqual(names);
+      // The sources are gone, and so is the list of their events.
+      expect((await admin.get(`/api/customers/${first}/events`)).status).toBe(404);
+    });
+  });
+
   describe('dry_run', () => {
     it('answers what the survivor would become and writes nothing', async () => {
       const u = unique();

@@ -70,6 +70,7 @@ describe('diagnostics', () => {
         [
           'customer-import',
           'customer-erasure',
+          'customer-event-retention',
           'webhook-fanout',
           'webhook-delivery',
           'webhook-retention',

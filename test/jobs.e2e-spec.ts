@@ -210,6 +210,7 @@ describe('background jobs: claimed under a lease, fenced, retried, given back', 
     expect(idle).toMatchObject({ status: 'ok' });
     expect(Object.keys(idle.jobs).sort()).toEqual([
       'customer-erasure',
+      'customer-event-retention',
       'customer-import',
       'destination-delivery',
       'destination-file-retention',

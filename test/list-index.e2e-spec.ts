@@ -231,11 +231,12 @@ describe('listTreatmentGroups: queries per list request (list index)', () => {
       config: {
         rateLimitPerMinute: 100_000,
         authAttemptsPerMinute: 100_000,
-        // No background numbering of the change feed, nor polls of webhooks, imports or erasures, among the queries counted.
+        // No background numbering of the change feed, nor polls of any queue, among the queries counted.
         events: { background: false },
         webhooks: { worker: false },
         imports: { runner: false },
         erasures: { runner: false },
+        destinations: { worker: false },
       },
     });
     const root = await login(t);

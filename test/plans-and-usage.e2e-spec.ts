@@ -9,7 +9,14 @@ import { client, created, dataOf, newCampaign, type Client, type Row } from './s
 import { newTenant, newUser } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
-const UNLIMITED = { api_calls_per_day: null, customers: null, audiences: null, campaigns: null, webhooks: null };
+const UNLIMITED = {
+  api_calls_per_day: null,
+  customers: null,
+  audiences: null,
+  campaigns: null,
+  webhooks: null,
+  tracked_events_per_day: null,
+};
 
 describe('getUsage and tenant limits: plans, daily quotas and record caps', () => {
   let t: TestApp;

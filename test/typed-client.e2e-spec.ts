@@ -125,6 +125,7 @@ describe('the typed client (client/: openapi-typescript + openapi-fetch)', () =>
       ok('Customers', await api.POST('/api/customers', { body: { email: 'client@example.com' } }));
       ok('Customers', await api.GET('/api/customers', { params: { query: { q: 'client' } } }));
       ok('Customer imports', await api.GET('/api/customers/imports'));
+      ok('Customer events', await api.GET('/api/event-names'));
       ok('Admin: users', await api.GET('/api/admin/users'));
       ok('Admin: tenants', await api.GET('/api/admin/tenants'));
       ok('Admin: roles and permissions', await api.GET('/api/admin/roles'));

@@ -1,4 +1,4 @@
-import { DataSource, Entity, Table } from 'typeorm';
+import { Column, DataSource, Entity, Table } from 'typeorm';
 import type { AuthContext } from '../src/common/auth/auth-context.js';
 import { loadConfig } from '../src/common/config/app-config.js';
 import { StringColumn } from '../src/common/persistence/columns.js';
@@ -7,6 +7,8 @@ import { InsertIds } from '../src/common/persistence/insert-ids.js';
 import { SORT_KEY_LENGTH, SortKeyColumn } from '../src/common/persistence/sort-key.js';
 import { Tables } from '../src/common/persistence/tables.js';
 import { TenantOwnedEntity } from '../src/common/persistence/tenant-owned.entity.js';
+import { quote } from '../src/common/persistence/table-gateway.js';
+import { Unrecorded } from '../src/common/persistence/unrecorded.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { schemaColumns } from '../src/database/schema-columns.js';
 import { freshDatabaseUrl } from './support/test-database.js';
@@ -41,6 +43,23 @@ class WidgetPart extends TenantOwnedEntity {
   finish: string;
 }
 
+/** A table whose rows are not records (as tracked events are not): nothing of its writes is logged. */
+@Entity('gadgets')
+@Unrecorded()
+class Gadget extends TenantOwnedEntity {
+  @StringColumn(255)
+  code: string;
+
+  @StringColumn(255, { nullable: true })
+  owner: string | null;
+
+  @Column({ type: 'bigint', default: 0 })
+  hits: number;
+
+  @Column({ type: 'bigint', nullable: true })
+  newest: number | null;
+}
+
 const auth = (tenantId: number): AuthContext => ({
   user: { id: 7, tenant_id: tenantId, name: '', email: '', roles: [], permissions: new Set(), tokenId: 0 },
   tenantId,
@@ -69,7 +88,7 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     const options = dataSourceOptions(config.database);
     dataSource = new DataSource({
       ...options,
-      entities: [...(options.entities as []), Widget, WidgetPart],
+      entities: [...(options.entities as []), Widget, WidgetPart, Gadget],
     } as typeof options);
     await dataSource.initialize();
     await dataSource.runMigrations();
@@ -101,6 +120,21 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
           { name: 'finish', type: 'varchar', length: '40', default: "'matte'" },
           ...c.timestamps(),
         ],
+      }),
+    );
+    await runner.createTable(
+      new Table({
+        name: 'gadgets',
+        columns: [
+          c.id(),
+          c.bigint('tenant_id'),
+          c.string('code'),
+          c.string('owner', 255, true),
+          { name: 'hits', type: 'bigint', default: '0' },
+          { name: 'newest', type: 'bigint', isNullable: true },
+          ...c.timestamps(),
+        ],
+        indices: [{ name: 'gadgets_code_unique', columnNames: ['tenant_id', 'code'], isUnique: true }],
       }),
     );
     await runner.release();
@@ -312,6 +346,131 @@ describe('the one write path: every verb stamps the tenant, fills defaults and s
     await expect(
       tables.write(auth(9), (tx) => tx.table(Widget).insertSelect(['code'], { sql: 'SELECT ?', params: ['x'] })),
     ).rejects.toThrow(/insertSelect writes no sort keys/);
+  });
+
+  const gadgets = async (tenantId: number) =>
+    (
+      (await dataSource.query('SELECT id, code, owner, hits, newest FROM gadgets WHERE tenant_id = ? ORDER BY id', [
+        tenantId,
+      ])) as { id: number | string; code: string; owner: string | null; hits: number | string; newest: unknown }[]
+    ).map((row) => ({
+      id: Number(row.id),
+      code: row.code,
+      owner: row.owner,
+      hits: Number(row.hits),
+      newest: row.newest === null ? null : Number(row.newest),
+    }));
+  const gadgetLog = async () =>
+    (
+      (await dataSource.query("SELECT COUNT(*) AS n FROM activity_log WHERE subject_type = 'Gadget'")) as {
+        n: number | string;
+      }[]
+    )[0].n;
+
+  it('insert new rows: a key stored once, later rows and stored keys are duplicates; an Unrecorded table logs nothing', async () => {
+    const tables = tablesOf('ask');
+    const [stored] = await tables.write(auth(8), (tx) => tx.table(Gadget).insertMany([{ code: 'k-1' }]));
+    await tables.write(auth(9), (tx) => tx.table(Gadget).insert({ code: 'k-2', owner: 'other tenant' }));
+    const outcomes = await tables.write(auth(8), (tx) =>
+      tx
+        .table(Gadget)
+        .insertNew([{ code: 'k-1' }, { code: 'k-2', owner: 'a' }, { code: 'k-3' }, { code: 'k-2', owner: 'b' }], {
+          key: 'code',
+          attempt: tx.attempt,
+        }),
+    );
+    const rows = await gadgets(8);
+    const k2 = rows.find((row) => row.code === 'k-2')!;
+    expect(outcomes).toEqual([
+      { status: 'duplicate', id: stored.id },
+      { status: 'created', id: k2.id },
+      { status: 'created', id: rows.find((row) => row.code === 'k-3')!.id },
+      { status: 'duplicate', id: k2.id },
+    ]);
+    expect(rows.map((row) => [row.code, row.owner])).toEqual([
+      ['k-1', null],
+      ['k-2', 'a'],
+      ['k-3', null],
+    ]);
+    expect(Number(await gadgetLog())).toBe(0);
+  });
+
+  it('insert new rows under a cap: the new rows beyond it fail with its refusal, repeats with them', async () => {
+    const tables = tablesOf('ask');
+    const asked: number[] = [];
+    const outcomes = await tables.write(auth(10), (tx) =>
+      tx.table(Gadget).insertNew([{ code: 'c-1' }, { code: 'c-2' }, { code: 'c-3' }, { code: 'c-3' }], {
+        key: 'code',
+        attempt: tx.attempt,
+        creates: async (wanted) => {
+          asked.push(wanted);
+          return { max: 2, refusal: { limit: ['No room.'] } };
+        },
+      }),
+    );
+    expect(asked).toEqual([3]);
+    expect(outcomes.map((o) => o.status)).toEqual(['created', 'created', 'failed', 'failed']);
+    expect(outcomes[3]).toEqual({ status: 'failed', errors: { limit: ['No room.'] } });
+    expect((await gadgets(10)).map((row) => row.code)).toEqual(['c-1', 'c-2']);
+  });
+
+  it('insert new rows: writers racing on one new key store it once, the others answer its id', async () => {
+    const tables = tablesOf('ask');
+    const insert = (owner: string) =>
+      tables.write(auth(11), (tx) =>
+        tx.table(Gadget).insertNew([{ code: 'race', owner }], { key: 'code', attempt: tx.attempt }),
+      );
+    const outcomes = (await Promise.all(['a', 'b', 'c', 'd'].map(insert))).map(([o]) => o);
+    const rows = await gadgets(11);
+    expect(rows).toHaveLength(1);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['created', 'duplicate', 'duplicate', 'duplicate']);
+    expect(outcomes.every((o) => 'id' in o && o.id === rows[0].id)).toBe(true);
+  });
+
+  it('find a batch, update matching rows, tally counters: in the scope only, nothing logged', async () => {
+    const tables = tablesOf('ask');
+    await tables.write(auth(12), (tx) =>
+      tx.table(Gadget).insertMany(['b-3', 'b-1', 'b-2', 'b-4'].map((code) => ({ code, owner: 'x' }))),
+    );
+    await tables.write(auth(13), (tx) => tx.table(Gadget).insert({ code: 'b-1', owner: 'x' }));
+    const g = quote('gadgets');
+    const batch = await tables.write(auth(12), (tx) =>
+      tx
+        .table(Gadget)
+        .findBatch([{ sql: `${g}.owner = ?`, params: ['x'] }], { limit: 3, orderBy: ['code'], lock: true }),
+    );
+    expect(batch.map((row) => [row.tenant_id, row.code])).toEqual([
+      [12, 'b-1'],
+      [12, 'b-2'],
+      [12, 'b-3'],
+    ]);
+    const moved = await tables.write(auth(12), (tx) =>
+      tx.table(Gadget).updateMatching([{ sql: `${g}.code IN (?, ?)`, params: ['b-1', 'b-4'] }], { owner: 'y' }),
+    );
+    expect(moved).toBe(2);
+    await tables.write(auth(12), (tx) =>
+      tx.table(Gadget).tally([
+        { id: batch[1].id, add: { hits: 5 }, atLeast: { newest: 100 } },
+        { id: batch[0].id, add: { hits: -2 } },
+      ]),
+    );
+    await tables.write(auth(12), (tx) =>
+      tx.table(Gadget).tally([{ id: batch[1].id, add: { hits: 1 }, atLeast: { newest: 50 } }]),
+    );
+    expect((await gadgets(12)).map((row) => [row.code, row.owner, row.hits, row.newest])).toEqual([
+      ['b-3', 'x', 0, null],
+      ['b-1', 'y', -2, null],
+      ['b-2', 'x', 6, 100],
+      ['b-4', 'y', 0, null],
+    ]);
+    expect((await gadgets(13)).map((row) => [row.code, row.owner])).toEqual([['b-1', 'x']]);
+    await tables.write(auth(12), (tx) => tx.table(Gadget).removeMany(batch));
+    expect((await gadgets(12)).map((row) => row.code)).toEqual(['b-4']);
+    expect(Number(await gadgetLog())).toBe(0);
+    // A recorded table's changes are recorded one by one (updateMany), never by a blind UPDATE.
+    await expect(tables.write(auth(12), (tx) => tx.table(Widget).updateMatching([], { label: 'x' }))).rejects.toThrow(
+      /updateMatching is for Unrecorded tables/,
+    );
   });
 
   it('writes nothing outside Tables.write', async () => {

@@ -22,7 +22,10 @@ export interface ServiceUnderTest {
   suppressionKey: string;
   /** Runs SQL on the service's database (seeding). */
   sql(statement: string, params?: unknown[]): Promise<unknown>;
-  stop(): Promise<void>;
+  /** The service's database, on the server the bench was given. */
+  database: string;
+  /** Stops the service and drops its database (`keepDatabase`: leaves it, to look into afterwards). */
+  stop(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -108,11 +111,12 @@ export async function startService(options: StartOptions): Promise<ServiceUnderT
     },
     rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
     sql: (statement, params) => db.query(statement, params),
-    stop: async () => {
+    database,
+    stop: async ({ keepDatabase = false } = {}) => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       await db.end();
-      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      if (!keepDatabase) await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await admin.end();
       rmSync(storage, { recursive: true, force: true });
     },

@@ -21,6 +21,7 @@ import { CampaignValidationRule } from '../modules/marketing/entities/campaign-v
 import { ColumnMetadata } from '../modules/diagnostics/entities/column-metadata.entity.js';
 import { TableMetadata } from '../modules/diagnostics/entities/table-metadata.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from '../modules/webhooks/entities/webhook.entity.js';
+import { CustomerEvent, CustomerEventName } from '../modules/tracking/entities/customer-event.entity.js';
 
 /** Every entity of the application, listed once for the data source. */
 export const ENTITIES = [
@@ -56,4 +57,6 @@ export const ENTITIES = [
   Webhook,
   WebhookDelivery,
   WebhookAttempt,
+  CustomerEventName,
+  CustomerEvent,
 ];

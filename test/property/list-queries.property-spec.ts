@@ -78,7 +78,11 @@ describe(`property tier: list query strings (${database})`, () => {
     const program = await make(ctx, '/api/marketing-programs', planBody({ name: 'Zoë 😀 program' }));
     const group = await make(ctx, `/api/marketing-programs/${program.id}/campaign-groups`, planBody());
     const campaign = await make(ctx, `/api/campaign-groups/${group.id}/campaigns`, campaignBody());
-    await make(ctx, '/api/customers', { first_name: 'Zoë 😀', email: 'ada@example.com', external_id: 'crm-1' });
+    const customer = await make(ctx, '/api/customers', {
+      first_name: 'Zoë 😀',
+      email: 'ada@example.com',
+      external_id: 'crm-1',
+    });
     const audience = await make(ctx, '/api/audiences', {
       name: 'Dutch customers',
       rules: [{ rule_type: 'country', rule_value: 'NL' }],
@@ -103,6 +107,8 @@ describe(`property tier: list query strings (${database})`, () => {
       '/api/audiences/{id}/customers': audience.id,
       '/api/sub-audiences/{id}/customers': sub.id,
       '/api/customers/imports/{id}/errors': upload.body.data.id as number,
+      '/api/customers/{id}/events': customer.id,
+      '/api/customers/{id}/timeline': customer.id,
     };
     const document = buildOpenApiDocument(ctx.app);
     lists = Object.entries(document.paths).flatMap(([template, item]) => {

@@ -56,6 +56,7 @@ export interface AppConfig {
   erasures: ErasureConfig;
   metrics: MetricsConfig;
   destinations: DestinationsConfig;
+  tracking: TrackingConfig;
 }
 
 /**
@@ -83,6 +84,17 @@ export interface DestinationsConfig {
   pollMs: number;
   /** Seconds before each retry of a batch that failed for now (not an environment variable). */
   retrySchedule: number[];
+}
+
+/** Tracked customer events (src/modules/tracking). */
+export interface TrackingConfig {
+  /**
+   * Days a tracked event is kept, counted back from its timestamp (CUSTOMER_EVENT_RETENTION_DAYS,
+   * default 395): older ones are dropped by the retention purge, and `POST /api/track` refuses them.
+   */
+  retentionDays: number;
+  /** Events deleted per transaction by the retention purge (short, so that writers never wait long). */
+  purgeBatchRows: number;
 }
 
 /** Erasure jobs (src/modules/customer/erasure). None of it is an environment variable. */
@@ -378,6 +390,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     events: { retentionDays: positiveInt(env, 'EVENT_RETENTION_DAYS', 30, 3650), background: true },
     erasures: { runner: true, leaseMs: 30_000, pollMs: 1_000, batchRows: 2_000, settleMs: 10_000 },
+    tracking: { retentionDays: positiveInt(env, 'CUSTOMER_EVENT_RETENTION_DAYS', 395, 3650), purgeBatchRows: 2_000 },
     webhooks: {
       allowedHosts: allowedHosts(env),
       retrySchedule: retrySchedule(env),

@@ -17,6 +17,18 @@ export interface EventRow {
 }
 
 /** Where a tenant's feed stands: its last sequence, and what retention removed. */
+/** One event of a record's history, numbered or not (FeedReads.newestFirst). */
+export interface HistoryEvent {
+  id: number;
+  type: string;
+  occurredAt: number;
+  resourceId: number;
+  data: unknown;
+  changes: string[];
+  causer: { type: 'user'; id: number } | null;
+  requestId: string | null;
+}
+
 export interface FeedCounters {
   last_sequence: number;
   purged_through: number;
@@ -162,6 +174,42 @@ export class FeedReads {
       statement,
       branches.flatMap((b) => b.params),
     );
+  }
+
+  /**
+   * The events of the records `resourceIds` of `resource`, newest first (occurred_at, then id),
+   * after `before` in that order when given: a record's history for a customer's timeline. Every
+   * committed event, numbered yet or not (a timeline is no sync feed: it shows a change at once).
+   */
+  async newestFirst(
+    tenantId: number,
+    resource: string,
+    resourceIds: readonly number[],
+    before: { at: number; id: number } | null,
+    limit: number,
+  ): Promise<HistoryEvent[]> {
+    if (resourceIds.length === 0) return [];
+    const where = ['tenant_id = ?', 'resource = ?', `resource_id IN (${resourceIds.map(() => '?').join(', ')})`];
+    const params: SqlValue[] = [tenantId, resource, ...resourceIds];
+    if (before) {
+      where.push('(occurred_at < ? OR (occurred_at = ? AND id < ?))');
+      params.push(before.at, before.at, before.id);
+    }
+    const hint = this.db.dialect === 'mysql' ? ` FORCE INDEX (${RESOURCE_INDEX})` : '';
+    const rows = await this.db.query<EventRow>(
+      `${EVENT_SELECT}${hint} WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT ${limit}`,
+      params,
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      type: row.type,
+      occurredAt: Number(row.occurred_at),
+      resourceId: Number(row.resource_id),
+      data: JSON.parse(row.data) as unknown,
+      changes: JSON.parse(row.changes) as string[],
+      causer: row.causer_id === null ? null : { type: 'user' as const, id: Number(row.causer_id) },
+      requestId: row.request_id,
+    }));
   }
 
   /** The events of a span of sequences, of some types (all: undefined), after sequence `after`: a replay's batches. */

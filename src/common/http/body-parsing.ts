@@ -86,14 +86,13 @@ export function registerBodyParsing(fastify: FastifyInstance): void {
       refused = new ApiException(415, { message: 'The request body must be UTF-8 JSON.' });
     }
     const chunks: Buffer[] = [];
+    const limit = request.routeOptions.config?.maxBodyBytes ?? MAX_BODY_BYTES;
     let size = 0;
     payload.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (refused) return;
-      if (size > MAX_BODY_BYTES) {
-        refused = new ApiException(413, {
-          message: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB.`,
-        });
+      if (size > limit) {
+        refused = new ApiException(413, { message: `The request body is larger than ${limit / 1024 / 1024} MiB.` });
         chunks.length = 0;
         return;
       }

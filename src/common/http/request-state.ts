@@ -40,5 +40,7 @@ declare module 'fastify' {
     operationId?: string;
     /** The route's label sets in the request metrics (labelOperations in common/metrics, when metrics are on). */
     operationLabels?: OperationLabels;
+    /** The largest JSON body the route takes, in bytes, when not MAX_BODY_BYTES (BodyLimit). */
+    maxBodyBytes?: number;
   }
 }

@@ -1,5 +1,5 @@
 import { applyDecorators, HttpCode } from '@nestjs/common';
-import { ApiExtension } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import { RouteSettings } from './route-config.js';
 
 /**
@@ -41,3 +41,18 @@ export const NotCounted = () => RouteSettings({ notCounted: true });
  * route (`/api/unsubscribe/:token`) rather than the path, so that the credential never reaches a log.
  */
 export const CredentialInPath = () => RouteSettings({ credentialInPath: true });
+
+/**
+ * A JSON body of up to `bytes` on this route instead of MAX_BODY_BYTES (`POST /api/track` takes
+ * 5 MiB); a larger one is a 413, documented on the operation.
+ */
+export const BodyLimit = (bytes: number) =>
+  applyDecorators(
+    RouteSettings({ maxBodyBytes: bytes }),
+    ApiResponse({
+      status: 413,
+      description: `Body larger than ${bytes / 1024 / 1024} MiB`,
+      headers: { 'cache-control': { schema: { type: 'string', example: 'no-cache, private' } } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBodyDto' } } },
+    }),
+  );

@@ -80,6 +80,22 @@ describe('MysqlTransaction on MariaDB', () => {
     }
   });
 
+  it('loads many rows as LOAD DATA, unless the insert asks for an INSERT statement (ConcurrentBulkInserts)', async () => {
+    const rows = Array.from({ length: LOAD_DATA_MIN_ROWS }, (_, i) => [`${i}@example.com`]);
+    const loading = recorded(true);
+    await loading.tx.insertRows('customers', ['email'], rows);
+    expect(loading.loaded).toEqual([`${LOAD_DATA_MIN_ROWS} rows of customers`]);
+    const inserting = recorded(true, (sql) =>
+      sql.includes('LAST_INSERT_ID()') ? [[{ affected: rows.length, insert_id: '5' }], {}] : {},
+    );
+    expect(await inserting.tx.insertRows('customer_events', ['email'], rows, { loadData: false })).toEqual({
+      insertId: 5,
+      affected: rows.length,
+    });
+    expect(inserting.loaded).toEqual([]);
+    expect(inserting.statements()[0]).toContain('INSERT INTO `customer_events` (`email`) VALUES (?), (?)');
+  });
+
   it('starts at once for READ COMMITTED, so that no later transaction of the connection inherits the level', async () => {
     const { tx, statements } = recorded(true);
     await tx.begin('read committed');

@@ -1,5 +1,5 @@
 import type { ResultSetHeader } from 'mysql2';
-import type { Sql, WriteResult } from './sql.js';
+import type { InsertOptions, Sql, WriteResult } from './sql.js';
 import type { SqlValue } from './sql-text.js';
 import { LOAD_DATA_MIN_ROWS } from './load-data.js';
 import { COMPOUND_BEGIN } from './statement-batch.js';
@@ -80,9 +80,10 @@ export class MysqlTransaction implements Sql {
     table: string,
     columns: readonly string[],
     rows: readonly (readonly SqlValue[])[],
+    options: InsertOptions = {},
   ): Promise<WriteResult> {
     if (this.committed) return afterCommit();
-    if (this.loadRows && rows.length >= LOAD_DATA_MIN_ROWS) {
+    if (this.loadRows && rows.length >= LOAD_DATA_MIN_ROWS && options.loadData !== false) {
       if (!this.started) await this.start();
       return this.loadRows(table, columns, rows);
     }

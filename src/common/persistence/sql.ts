@@ -11,6 +11,11 @@ export interface WriteResult {
   affected: number;
 }
 
+export interface InsertOptions {
+  /** False: as an INSERT statement, never as LOAD DATA (a table declared ConcurrentBulkInserts). */
+  loadData?: boolean;
+}
+
 /** Runs SQL: the application's one way to the database outside start-up (migrations, seeds). */
 export interface Sql {
   readonly dialect: Dialect;
@@ -20,7 +25,12 @@ export interface Sql {
    * Inserts rows (each the values of `columns`, in order) with one statement: its `insertId` is the
    * first row's id on MySQL/MariaDB, the last one's on SQLite, as a multi-row INSERT answers.
    */
-  insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<WriteResult>;
+  insertRows(
+    table: string,
+    columns: readonly string[],
+    rows: readonly (readonly SqlValue[])[],
+    options?: InsertOptions,
+  ): Promise<WriteResult>;
   /** MariaDB in a transaction: several statements may go as one `BEGIN NOT ATOMIC … END` (runTogether). */
   readonly compoundStatements?: boolean;
   /**

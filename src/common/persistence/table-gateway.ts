@@ -41,6 +41,16 @@ export interface WriteSession {
   insertStep(): Promise<number | null>;
 }
 
+/** What insertNew did with one row: stored it, or found its key stored already (by a row before, or by an earlier row of the list). */
+export type InsertOutcome = { status: 'created' | 'duplicate'; id: number } | { status: 'failed'; errors: FieldErrors };
+
+/** A counter update of one row (tally): columns to add to, and columns to raise to at least a value. */
+export interface Tally<E> {
+  id: number;
+  add?: { [K in keyof E & string]?: number };
+  atLeast?: { [K in keyof E & string]?: number };
+}
+
 /** Options of the set-based writes. */
 export interface BulkOptions {
   /** One activity-log entry per record (default); false for an import, which logs one entry per job. */
@@ -156,6 +166,28 @@ export abstract class TableGateway<E extends { id: number }> {
       `SELECT ${this.spec.selectList(this.t)} FROM ${this.t}
         WHERE ${this.t}.${quote(column)} IN (${values.map(() => '?').join(', ')}) AND ${scope.sql} ORDER BY ${this.t}.id`,
       [...values, ...scope.params],
+    );
+    return rows.map((row) => this.spec.normalize(row));
+  }
+
+  /**
+   * At most `limit` rows of the scope matching `conditions` (which name the table by its quoted
+   * name), in `orderBy` order (default id), locked with `lock`: one batch of a set-based job (an
+   * erasure's or a retention's deletes), read where an index serves the order.
+   */
+  async findBatch(
+    conditions: readonly Condition[],
+    options: { limit: number; orderBy?: readonly (keyof E & string)[]; lock?: RowLock },
+  ): Promise<E[]> {
+    const order = (options.orderBy ?? ['id']).map((column) => {
+      this.assertColumn(column);
+      return `${this.t}.${quote(column)}`;
+    });
+    const where = [this.scope(), ...conditions];
+    const rows = await this.sql.query<Record<string, unknown>>(
+      `SELECT ${this.spec.selectList(this.t)} FROM ${this.t} WHERE ${where.map((c) => c.sql).join(' AND ')}
+        ORDER BY ${order.join(', ')} LIMIT ${Math.max(1, Math.floor(options.limit))}${this.lock(options)}`,
+      where.flatMap((c) => c.params),
     );
     return rows.map((row) => this.spec.normalize(row));
   }
@@ -459,6 +491,120 @@ export abstract class TableGateway<E extends { id: number }> {
   }
 
   /**
+   * Inserts the rows whose `key` (a unique column of the scope) no row holds yet, in multi-row
+   * INSERTs, and answers for each row its id and whether it was `created` or is a `duplicate` of
+   * the key's holder (a row stored before, or an earlier row of `list` with the same key): one
+   * lookup of the keys, then the INSERTs. A concurrent writer that inserts one of the keys first
+   * makes an INSERT break the unique index and the transaction run again (RetryTransaction), and
+   * that run finds the key: a key is stored once, however writers race. `creates` is asked, as
+   * upsertMany asks it, how many of the new rows may be stored (a plan's daily cap); the later ones
+   * fail with its refusal.
+   */
+  async insertNew(
+    list: readonly Values<E>[],
+    options: BulkOptions & {
+      key: keyof E & string;
+      attempt: number;
+      creates?: (wanted: number) => Promise<{ max: number; refusal: FieldErrors } | undefined>;
+    },
+  ): Promise<InsertOutcome[]> {
+    this.writes();
+    const { key } = options;
+    const keys = list.map((values) => {
+      const value = values[key];
+      if (typeof value !== 'string') throw new Error(`insertNew: every row needs its ${key}`);
+      return value;
+    });
+    // A second attempt lost a race the first lookup may have misread: the database pairs the keys.
+    const holders = await this.keyHolders(key, [...new Set(keys)], options.attempt > 1);
+    const outcomes: (InsertOutcome | undefined)[] = new Array<InsertOutcome | undefined>(list.length);
+    const first = new Map<string, number>();
+    const creates: number[] = [];
+    keys.forEach((value, i) => {
+      const holder = holders.get(value);
+      if (holder) outcomes[i] = { status: 'duplicate', id: holder.id };
+      else if (!first.has(value)) {
+        first.set(value, i);
+        creates.push(i);
+      }
+    });
+    const allowed = creates.length && options.creates ? await options.creates(creates.length) : undefined;
+    if (allowed && creates.length > allowed.max) {
+      for (const i of creates.splice(allowed.max)) outcomes[i] = { status: 'failed', errors: allowed.refusal };
+    }
+    let created: E[];
+    try {
+      created = await this.insertMany(
+        creates.map((i) => list[i]),
+        { log: options.log, key },
+      );
+    } catch (error) {
+      if (uniqueViolationField(error) === key) throw new RetryTransaction(`a concurrent write stored a ${key}`);
+      throw error;
+    }
+    creates.forEach((i, n) => (outcomes[i] = { status: 'created', id: created[n].id }));
+    // A later row of a key: a duplicate of the row stored for it (or refused with it).
+    return keys.map((value, i) => {
+      const outcome = outcomes[i] ?? outcomes[first.get(value)!]!;
+      return outcome.status === 'created' && i !== first.get(value) ? { status: 'duplicate', id: outcome.id } : outcome;
+    });
+  }
+
+  /**
+   * One UPDATE of every row of the scope matching `conditions` (which name the table by its quoted
+   * name), for tables declared Unrecorded, whose changes nobody follows (a merge moves a customer's
+   * tracked events to the survivor); a recorded table's changes go through update or updateMany,
+   * which record each. Answers how many rows changed.
+   */
+  async updateMatching(conditions: readonly Condition[], given: Values<E>): Promise<number> {
+    this.writes();
+    if (this.spec.recorded) throw new Error(`${this.spec.table}: updateMatching is for Unrecorded tables`);
+    const values = this.spec.withSortKeys(given) as Record<string, unknown>;
+    const columns = Object.keys(values).filter((column) => column !== 'updated_at' && column !== 'id');
+    for (const column of columns) this.assertColumn(column);
+    if (columns.length === 0) return 0;
+    const where = [this.scope(), ...conditions];
+    const { affected } = await this.sql.run(
+      `UPDATE ${this.t} SET ${columns.map((c) => `${quote(c)} = ?`).join(', ')}, updated_at = ?
+        WHERE ${where.map((c) => c.sql).join(' AND ')}`,
+      [...columns.map((c) => (values[c] ?? null) as SqlValue), wholeSecondNow(), ...where.flatMap((c) => c.params)],
+    );
+    return affected;
+  }
+
+  /**
+   * Moves counters a table keeps on its rows (a dictionary's counts, the newest instant it saw):
+   * each column of `add` grows by its value, each of `atLeast` becomes at least its value. One
+   * UPDATE per row, in id order, so that two tallies of the same rows never wait on each other in
+   * a circle. Like claim, no change of the record: nothing is recorded.
+   */
+  async tally(rows: readonly Tally<E>[]): Promise<void> {
+    this.writes();
+    const scope = this.scope();
+    for (const row of [...rows].sort((a, b) => a.id - b.id)) {
+      const set: string[] = [];
+      const params: SqlValue[] = [];
+      for (const [column, delta] of Object.entries(row.add ?? {}) as [string, number][]) {
+        this.assertColumn(column);
+        set.push(`${quote(column)} = ${quote(column)} + ?`);
+        params.push(delta);
+      }
+      for (const [column, least] of Object.entries(row.atLeast ?? {}) as [string, number][]) {
+        this.assertColumn(column);
+        const c = quote(column);
+        set.push(`${c} = CASE WHEN ${c} IS NULL OR ${c} < ? THEN ? ELSE ${c} END`);
+        params.push(least, least);
+      }
+      if (set.length === 0) continue;
+      await this.sql.run(`UPDATE ${this.t} SET ${set.join(', ')} WHERE ${this.t}.id = ? AND ${scope.sql}`, [
+        ...params,
+        row.id,
+        ...scope.params,
+      ]);
+    }
+  }
+
+  /**
    * Marks a row as changed when only its parts that live in other rows changed (an audience's
    * rules): its updated_at moves and the change is recorded with those parts' values. Answers the
    * new updated_at.
@@ -574,8 +720,9 @@ export abstract class TableGateway<E extends { id: number }> {
     };
     if (rows.length === 1) return one(rows[0]);
     const step = await session.insertStep();
+    const options = this.spec.loadData ? undefined : { loadData: false };
     if (step !== null) {
-      const { insertId, affected } = await this.sql.insertRows(this.spec.table, columns, rows.map(valuesOf));
+      const { insertId, affected } = await this.sql.insertRows(this.spec.table, columns, rows.map(valuesOf), options);
       if (affected !== rows.length) throw new Error(`A multi-row INSERT wrote ${affected} of ${rows.length} rows.`);
       const ids = insertedIds(this.sql.dialect, insertId, rows.length, step);
       rows.forEach((row, n) => (row.id = ids[n]));
@@ -583,7 +730,7 @@ export abstract class TableGateway<E extends { id: number }> {
     }
     const keyed = key ? rows.filter((row) => typeof row[key] === 'string') : [];
     if (keyed.length > 1) {
-      await this.sql.insertRows(this.spec.table, columns, keyed.map(valuesOf));
+      await this.sql.insertRows(this.spec.table, columns, keyed.map(valuesOf), options);
       const holders = await this.keyHolders(
         key as keyof E & string,
         keyed.map((row) => row[key!] as string),
@@ -675,6 +822,7 @@ export abstract class TableGateway<E extends { id: number }> {
     activity: RecordChange['activity'],
     tombstone?: Record<string, unknown>,
   ): void {
+    if (!this.spec.recorded) return;
     this.session!.journal.record({
       entityName: this.spec.entityName,
       tenantId: this.tenantOf(row as unknown as E),

@@ -2,6 +2,8 @@ import type { DataSource, EntityMetadata, ObjectLiteral } from 'typeorm';
 import { toDate } from '../http/serialize.js';
 import { sortKeyOf, sortKeysOf } from './sort-key.js';
 import { internalColumnsOf } from './version-counter.js';
+import { isUnrecorded } from './unrecorded.js';
+import { insertsConcurrently } from './concurrent-inserts.js';
 import { StatementTexts } from './statement-texts.js';
 
 type Normalize = (value: unknown) => unknown;
@@ -57,6 +59,10 @@ export class TableSpec<E extends ObjectLiteral> {
   readonly loggedColumns: readonly string[];
   /** Every column but the id, in the order an INSERT names them. */
   readonly insertColumns: readonly string[];
+  /** False for a table declared Unrecorded: its changes are neither logged nor published. */
+  readonly recorded: boolean;
+  /** False for a table declared ConcurrentBulkInserts: its multi-row inserts never go as LOAD DATA. */
+  readonly loadData: boolean;
   /** This table's statement texts that the request path composes, kept by shape. */
   readonly statements = new StatementTexts();
   private readonly logged: ReadonlySet<string>;
@@ -70,6 +76,8 @@ export class TableSpec<E extends ObjectLiteral> {
     this.columns = metadata.columns.map((c) => c.databaseName);
     this.columnSet = new Set(this.columns);
     this.softDeleteColumn = metadata.deleteDateColumn?.databaseName;
+    this.recorded = !isUnrecorded(metadata.target);
+    this.loadData = !insertsConcurrently(metadata.target);
     this.sortKeys = sortKeysOf(metadata.target);
     const unlogged = new Set([...this.sortKeys.values(), ...internalColumnsOf(metadata.target)]);
     this.loggedColumns = this.columns.filter((c) => !unlogged.has(c));

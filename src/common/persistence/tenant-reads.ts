@@ -17,6 +17,7 @@ export type ReadableTable<E extends { id: number }> = Pick<
   | 'findMany'
   | 'findWhere'
   | 'findIn'
+  | 'findBatch'
   | 'count'
   | 'exists'
   | 'sum'

@@ -7,6 +7,7 @@ import { wholeSecondNow } from '../persistence/columns.js';
 import { Database, type Sql, type SqlValue } from '../persistence/database.js';
 import type { ChangeRecorder, RecordedWrite } from '../persistence/journal.js';
 import type { RecordChange } from '../persistence/record-change.js';
+import type { DailyUsage } from './daily-usage.js';
 import { readTenantLimits, type CountedResource, type TenantLimits } from './tenant-limits.js';
 import { allowanceAt, grant, lockAll, shareMove, SHARE_MOVES_SQL, type GrantedUnder } from './count-shares.js';
 import { THRESHOLDS, thresholdsCrossed, usageDay, USAGE_THRESHOLD_EVENT } from './usage-thresholds.js';
@@ -161,6 +162,11 @@ export class RecordCaps implements ChangeRecorder, NumberingListener {
   /** The tenant's plan, as its row holds it now (undefined: no such tenant). */
   limitsOf(tenantId: number): Promise<TenantLimits | undefined> {
     return readTenantLimits(this.db, tenantId);
+  }
+
+  /** What the tenant used of a daily allowance on `day` (GET /api/usage). */
+  dailyUsed(usage: DailyUsage, tenantId: number, day: string): Promise<number> {
+    return usage.used(this.db, tenantId, day);
   }
 
   /** The tenant's counts, as the usage answer shows them: the rows and the events not folded yet, in one read. */

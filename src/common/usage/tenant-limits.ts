@@ -4,7 +4,7 @@ import type { Sql } from '../persistence/database.js';
 export const COUNTED_RESOURCES = ['customers', 'audiences', 'campaigns', 'webhooks'] as const;
 export type CountedResource = (typeof COUNTED_RESOURCES)[number];
 
-export const LIMIT_NAMES = ['api_calls_per_day', ...COUNTED_RESOURCES] as const;
+export const LIMIT_NAMES = ['api_calls_per_day', ...COUNTED_RESOURCES, 'tracked_events_per_day'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** A tenant's plan: each limit a positive integer, or null for unlimited. */
@@ -16,6 +16,7 @@ export const UNLIMITED: TenantLimits = {
   audiences: null,
   campaigns: null,
   webhooks: null,
+  tracked_events_per_day: null,
 };
 
 /** The tenants table's column of a limit. */
@@ -36,6 +37,7 @@ export function limitsOf(row: Record<string, unknown>): TenantLimits {
     audiences: limitValue(row.limit_audiences),
     campaigns: limitValue(row.limit_campaigns),
     webhooks: limitValue(row.limit_webhooks),
+    tracked_events_per_day: limitValue(row.limit_tracked_events_per_day),
   } satisfies Record<LimitName, number | null>;
 }
 

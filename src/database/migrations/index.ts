@@ -18,6 +18,7 @@ import { CreateTenantUsageShares1765200000000 } from './1765200000000-create-ten
 import { CreateCustomerImportLanes1765300000000 } from './1765300000000-create-customer-import-lanes.js';
 import { CreateJobs1765400000000 } from './1765400000000-create-jobs.js';
 import { AddDestinationDelivery1765600000000 } from './1765600000000-add-destination-delivery.js';
+import { CreateCustomerEventTables1765650000000 } from './1765650000000-create-customer-event-tables.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   CreateCustomerImportLanes1765300000000,
   CreateJobs1765400000000,
   AddDestinationDelivery1765600000000,
+  CreateCustomerEventTables1765650000000,
 ];

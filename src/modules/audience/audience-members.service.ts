@@ -5,7 +5,7 @@ import { Page } from '../../common/http/page.js';
 import type { ListQueryDto } from '../../common/resources/list-query.dto.js';
 import { Tables, type TenantReads } from '../../common/persistence/tables.js';
 import { toCustomerResponse, type CustomerResponse } from '../customer/dto/customer.response.js';
-import { audienceSelections, narrowed, ruleSelection, type Selection } from './audience-selection.js';
+import { audienceSelections, narrowed, ruleScope, ruleSelection, type Selection } from './audience-selection.js';
 import { CustomerScans, memberPageRequest } from './customer-scan.js';
 import type { AudienceSelectionDto } from './dto/audience.dto.js';
 import {
@@ -51,7 +51,7 @@ export class AudienceMembersService {
   /** What rules would select, saving nothing: the count and the first members. */
   async preview(auth: AuthContext, dto: AudienceSelectionDto): Promise<AudiencePreviewResponse> {
     const tx = this.tables.read(auth);
-    const selection = ruleSelection(dto.rules ?? [], dto.match ?? DEFAULT_MATCH, tx.dialect, new Date());
+    const selection = ruleSelection(dto.rules ?? [], dto.match ?? DEFAULT_MATCH, ruleScope(tx), new Date());
     const scan = this.scans.in(tx);
     const [count, first] = await Promise.all([
       scan.count(selection),
@@ -90,6 +90,6 @@ export class AudienceMembersService {
     const sub = await tx.table(SubAudience).findById(id);
     if (!sub) throw new RecordNotFound('sub-audience');
     const selection = await this.audience(tx, sub.audience_id, now);
-    return narrowed(selection, sub.segment_definition, tx.dialect);
+    return narrowed(selection, sub.segment_definition, ruleScope(tx));
   }
 }

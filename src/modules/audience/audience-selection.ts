@@ -1,8 +1,10 @@
 import type { Dialect } from '../../common/persistence/sql.js';
-import type { TenantReads } from '../../common/persistence/tables.js';
+import type { Condition as SqlCondition } from '../../common/persistence/keyset.js';
+import type { ReadableTable, TenantReads } from '../../common/persistence/tables.js';
 import { quote } from '../../common/persistence/table-gateway.js';
+import { CustomerEvent, CustomerEventName } from '../tracking/entities/customer-event.entity.js';
 import { AUDIENCE_RULES_TABLE, Audience, AudienceRule, CampaignAudience } from './entities/audience.entity.js';
-import { parseSegment } from './rules/condition-tree.js';
+import { parseSegment, type ConditionTree } from './rules/condition-tree.js';
 import {
   DEFAULT_MATCH,
   evaluableConditions,
@@ -18,8 +20,11 @@ import {
   compileSegment,
   impliedLowerBound,
   or,
+  type BehaviourTables,
   type CompileOptions,
+  type ScopedTableRef,
   type SqlFragment,
+  type SqlParam,
 } from './rules/sql-compiler.js';
 
 /** The alias every compiled filter uses for the customers table. */
@@ -38,25 +43,65 @@ export interface Selection {
    * when the rules imply one: member scans turn it into an id floor (rules/README.md).
    */
   since: string | null;
+  /**
+   * It counts tracked events (a behaviour node): each statement that evaluates it reads them once,
+   * so a scan reads the customers in one statement rather than in id ranges side by side.
+   */
+  behaviour: boolean;
   now: Date;
 }
 
-export const compileOptions = (dialect: Dialect, now: Date): CompileOptions => ({
-  dialect,
+/** What rules are compiled for: the database, and the tenant's tracked events (the behaviour operators). */
+export interface RuleScope {
+  dialect: Dialect;
+  behaviour: BehaviourTables;
+}
+
+const tableRef = <E extends { id: number }>(table: ReadableTable<E>): ScopedTableRef => ({
+  table: quote(table.spec.table),
+  scope: (alias) => {
+    const scope: SqlCondition = table.scope(alias);
+    return { sql: scope.sql, params: scope.params as SqlParam[] };
+  },
+});
+
+/** The scope of rules read or evaluated through `reads`: its dialect, and its tenant's events and their names. */
+export const ruleScope = (reads: TenantReads): RuleScope => ({
+  dialect: reads.dialect,
+  behaviour: { events: tableRef(reads.table(CustomerEvent)), names: tableRef(reads.table(CustomerEventName)) },
+});
+
+export const compileOptions = (scope: RuleScope, now: Date): CompileOptions => ({
+  dialect: scope.dialect,
   alias: CUSTOMER_ALIAS,
+  now,
+  behaviour: scope.behaviour,
+});
+
+const NOBODY = (now: Date): Selection => ({
+  filter: MATCH_NOBODY,
+  evaluable: false,
+  since: null,
+  behaviour: false,
   now,
 });
 
-const NOBODY = (now: Date): Selection => ({ filter: MATCH_NOBODY, evaluable: false, since: null, now });
+const countsEvents = (condition: Condition) => condition.field.kind === 'event';
+function treeCountsEvents(tree: ConditionTree): boolean {
+  if (tree.kind === 'condition') return countsEvents(tree.condition);
+  if (tree.kind === 'not') return treeCountsEvents(tree.child);
+  return tree.children.some(treeCountsEvents);
+}
 
 /** The selection of rules combined by `match` (stored rules, or a preview's validated ones). */
-export function ruleSelection(rules: RuleInput[], match: MatchMode, dialect: Dialect, now: Date): Selection {
+export function ruleSelection(rules: RuleInput[], match: MatchMode, scope: RuleScope, now: Date): Selection {
   const conditions: Condition[] = evaluableConditions(rules);
   if (conditions.length === 0) return NOBODY(now);
   return {
-    filter: compileRules(conditions, match, compileOptions(dialect, now)),
+    filter: compileRules(conditions, match, compileOptions(scope, now)),
     evaluable: true,
     since: impliedLowerBound(conditions, match, 'created_at', now),
+    behaviour: conditions.some(countsEvents),
     now,
   };
 }
@@ -80,7 +125,7 @@ export async function audienceSelections(
       ruleSelection(
         rules.filter((rule) => rule.audience_id === audience.id),
         isMatchMode(audience.match) ? audience.match : DEFAULT_MATCH,
-        tx.dialect,
+        ruleScope(tx),
         now,
       ),
     ]),
@@ -93,12 +138,14 @@ export async function audienceSelections(
  * when written; one stored before trees existed that uses the tree keys without being a valid
  * tree selects nobody (it cannot be evaluated, and selecting everybody would be the worse guess).
  */
-export function narrowed(selection: Selection, segment: string | null, dialect: Dialect): Selection {
+export function narrowed(selection: Selection, segment: string | null, scope: RuleScope): Selection {
   if (segment === null || !selection.evaluable) return selection;
   const parsed = parseSegment(segment);
   if (!parsed.ok) return NOBODY(selection.now);
-  const narrowing = compileSegment(parsed.segment, compileOptions(dialect, selection.now));
-  return narrowing ? { ...selection, filter: and(selection.filter, narrowing) } : selection;
+  const narrowing = compileSegment(parsed.segment, compileOptions(scope, selection.now));
+  if (!narrowing) return selection;
+  const behaviour = selection.behaviour || (parsed.segment.kind === 'tree' && treeCountsEvents(parsed.segment.tree));
+  return { ...selection, filter: and(selection.filter, narrowing), behaviour };
 }
 
 /** Customers selected by any of these; the created_at floor survives when each has one. */
@@ -110,6 +157,7 @@ export function anyOf(selections: Selection[], now: Date): Selection {
     filter: or(...live.map((s) => s.filter)),
     evaluable: true,
     since: sinces.every((s) => s !== null) ? (sinces as string[]).sort()[0] : null,
+    behaviour: live.some((s) => s.behaviour),
     now,
   };
 }
@@ -164,9 +212,9 @@ export async function readCampaignLinks(tx: TenantReads, campaignId: number): Pr
 }
 
 /** The customers eligible for a campaign: members of any of its audiences, each narrowed by the link's segment_override. */
-export function campaignEligibility(links: readonly CampaignLink[], dialect: Dialect, now: Date): Selection {
+export function campaignEligibility(links: readonly CampaignLink[], scope: RuleScope, now: Date): Selection {
   return anyOf(
-    links.map((link) => narrowed(ruleSelection(link.rules, link.match, dialect, now), link.segment, dialect)),
+    links.map((link) => narrowed(ruleSelection(link.rules, link.match, scope, now), link.segment, scope)),
     now,
   );
 }

@@ -238,14 +238,16 @@ export class CustomerScan {
    */
   private async plan(selection: Selection): Promise<ScanPlan> {
     const where = [this.customers.scope(c), selection.filter];
+    // Each statement would read the tracked events a behaviour node counts once more: one statement.
+    const split = this.mysql && !selection.behaviour;
     if (selection.since !== null) {
       const range = await this.idRange(selection.since);
       where.push({ sql: `${c}.id >= ?`, params: [range.floor] });
       if (!this.mysql) return { where, hint: '', ranges: [] };
       const hint = denseAboveFloor(range) ? ' FORCE INDEX (PRIMARY)' : '';
-      return { where, hint, ranges: idRanges(range.floor, range.maxId) };
+      return { where, hint, ranges: split ? idRanges(range.floor, range.maxId) : [] };
     }
-    if (!this.mysql) return { where, hint: '', ranges: [] };
+    if (!split) return { where, hint: '', ranges: [] };
     const scope = this.customers.scope(c);
     const [ids] = await this.tx.select<{ low: number | string | null; high: number | string | null }>(
       `SELECT MIN(${c}.id) AS low, MAX(${c}.id) AS high FROM ${this.table} ${c} WHERE ${scope.sql}`,

@@ -8,7 +8,7 @@ import { Tables, type TenantReads } from '../../common/persistence/tables.js';
 import { quote } from '../../common/persistence/table-gateway.js';
 import { Customer } from '../customer/entities/customer.entity.js';
 import { Campaign } from '../marketing/entities/campaign.entity.js';
-import { CUSTOMER_ALIAS, campaignEligibility } from './audience-selection.js';
+import { CUSTOMER_ALIAS, campaignEligibility, ruleScope } from './audience-selection.js';
 import { SELECTION_VERSION_COLUMN } from '../marketing/campaign-selection-version.js';
 import { CampaignDefinitions, type CampaignDefinition } from './campaign-definitions.js';
 import { CustomerScans } from './customer-scan.js';
@@ -79,7 +79,7 @@ export class TreatmentAssignmentsService implements OnModuleInit {
     customerId: number,
     now: Date,
   ): Promise<{ version: number; selected: boolean | undefined } | undefined> {
-    const eligibility = campaignEligibility(definition.links, tx.dialect, now);
+    const eligibility = campaignEligibility(definition.links, ruleScope(tx), now);
     const [campaigns, customers] = [tx.table(Campaign), tx.table(Customer)];
     const k = quote(campaigns.spec.table);
     const [campaignScope, customerScope] = [campaigns.scope(k), customers.scope(CUSTOMER_ALIAS)];
@@ -105,7 +105,7 @@ export class TreatmentAssignmentsService implements OnModuleInit {
   async summary(auth: AuthContext, campaignId: number): Promise<AssignmentSummaryResponse> {
     const tx = this.tables.read(auth);
     const { groups, links } = await this.definitions.load(tx, campaignId);
-    const eligibility = campaignEligibility(links, tx.dialect, new Date());
+    const eligibility = campaignEligibility(links, ruleScope(tx), new Date());
     const buckets = await this.scans.in(tx).buckets(eligibility, campaignId);
     const summary = summarizeBuckets(buckets, groups);
     const eligible = buckets.reduce((sum, row) => sum + Number(row.customers), 0);

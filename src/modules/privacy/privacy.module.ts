@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AudienceModule } from '../audience/audience.module.js';
+import { TrackingModule } from '../tracking/tracking.module.js';
 import { CustomerHandoverController } from './handover/customer-handover.controller.js';
 import { CustomerHandoverService } from './handover/customer-handover.service.js';
 
@@ -8,7 +9,7 @@ import { CustomerHandoverService } from './handover/customer-handover.service.js
  * (`GET /api/customers/{id}/export`). Above every other module: it reads what each of them holds.
  */
 @Module({
-  imports: [AudienceModule],
+  imports: [AudienceModule, TrackingModule],
   controllers: [CustomerHandoverController],
   providers: [CustomerHandoverService],
 })

@@ -569,7 +569,7 @@ export function withRawMember(body: Body, key: string, valueText: string): strin
 }
 
 /** Whole-body breakages: not an object, too deep, too large, not UTF-8. */
-const BODY_MUTATIONS: ((valid: Body) => GeneratedCase)[] = [
+const BODY_MUTATIONS: ((valid: Body, target: Target) => GeneratedCase)[] = [
   (valid) => ({ kind: 'broken', label: 'body: an array', raw: toText([valid]), mustFail: true }),
   () => ({ kind: 'broken', label: 'body: a string', raw: toText('x'), mustFail: true }),
   () => ({ kind: 'broken', label: 'body: a number', raw: '1e308', mustFail: true }),
@@ -610,12 +610,16 @@ const BODY_MUTATIONS: ((valid: Body) => GeneratedCase)[] = [
     ]),
     mustFail: true,
   }),
-  (valid) => ({
-    kind: 'broken',
-    label: 'body: over 1 MiB',
-    raw: toText({ ...valid, zz: 'x'.repeat(1024 * 1024) }),
-    mustFail: true,
-  }),
+  (valid, target) => {
+    // The route's own limit where it has one (POST /api/track: 5 MiB), else the conventions' 1 MiB.
+    const limit = target.bodyLimitBytes ?? 1024 * 1024;
+    return {
+      kind: 'broken',
+      label: `body: over ${limit / 1024 / 1024} MiB`,
+      raw: toText({ ...valid, zz: 'x'.repeat(limit) }),
+      mustFail: true,
+    };
+  },
 ];
 
 /** A valid body, or a valid body broken at one field or as a whole. */
@@ -646,7 +650,7 @@ export function caseArb(target: Target): fc.Arbitrary<GeneratedCase> {
         );
   const brokenBody = fc
     .tuple(validBodyArb(target), fc.constantFrom(...BODY_MUTATIONS))
-    .map(([body, make]) => make(body));
+    .map(([body, make]) => make(body, target));
   return fc.oneof({ weight: 3, arbitrary: valid }, ...(brokenField ? [{ weight: 5, arbitrary: brokenField }] : []), {
     weight: 1,
     arbitrary: brokenBody,

@@ -66,6 +66,8 @@ export interface Target {
   answerOnly?: string[];
   /** The route reads no body and takes any (the one-click unsubscribe, RFC 8058): no body breaks its contract. */
   anyBody?: boolean;
+  /** The route's largest JSON body when it is not the conventions' 1 MiB (POST /api/track: 5 MiB). */
+  bodyLimitBytes?: number;
 }
 
 const unique = () => randomBytes(4).toString('hex');
@@ -163,6 +165,8 @@ interface Spec {
   answerOnly?: string[];
   /** The route reads no body and takes any (the one-click unsubscribe, RFC 8058): no body breaks its contract. */
   anyBody?: boolean;
+  /** The route's largest JSON body when it is not the conventions' 1 MiB (POST /api/track: 5 MiB). */
+  bodyLimitBytes?: number;
 }
 
 /** A webhook URL the property apps allow by name (WEBHOOK_ALLOWED_HOSTS); it never resolves, so deliveries just fail. */
@@ -383,6 +387,12 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
   },
   // Items are upserted or fail alone; a refused body (422 on items) writes nothing.
   upsertCustomerBatch: async () => ({ path: '/api/customers/batch', list: '/api/customers', itemsFailAlone: 'items' }),
+  trackCustomerEvents: async () => ({
+    path: '/api/track',
+    list: '/api/event-names',
+    itemsFailAlone: 'events',
+    bodyLimitBytes: 5 * 1024 * 1024,
+  }),
   // Takes text/csv only: every JSON body is a 415 and no job is made.
   createCustomerImport: async () => ({ path: '/api/customers/imports', list: '/api/customers/imports' }),
   cancelCustomerImport: async (ctx) => {
@@ -606,6 +616,7 @@ export async function prepareTarget(ctx: ApiContext, op: WriteOperation): Promis
     itemsFailAlone: s.itemsFailAlone,
     answerOnly: s.answerOnly,
     anyBody: s.anyBody,
+    bodyLimitBytes: s.bodyLimitBytes,
   };
 }
 

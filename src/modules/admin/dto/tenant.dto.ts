@@ -24,6 +24,9 @@ export class TenantLimitsDto {
 
   @limit('Webhook endpoints the tenant may hold')
   webhooks?: number | null;
+
+  @limit('Customer events `POST /api/track` may store per UTC day (an item beyond fails alone)')
+  tracked_events_per_day?: number | null;
 }
 
 export class TenantLimitsResponse {
@@ -32,6 +35,7 @@ export class TenantLimitsResponse {
   @ApiProperty({ type: Number, nullable: true }) audiences: number | null;
   @ApiProperty({ type: Number, nullable: true }) campaigns: number | null;
   @ApiProperty({ type: Number, nullable: true }) webhooks: number | null;
+  @ApiProperty({ type: Number, nullable: true }) tracked_events_per_day: number | null;
 }
 
 export class TenantDto {

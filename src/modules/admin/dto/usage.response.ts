@@ -7,6 +7,14 @@ export class ApiCallsUsage {
   resets_at: string;
 }
 
+export class TrackedEventsUsage {
+  @ApiProperty({ description: 'Events `POST /api/track` stored today (UTC)' }) used: number;
+  @ApiProperty({ type: Number, nullable: true, description: "The plan's tracked_events_per_day; null: unlimited" })
+  limit: number | null;
+  @ApiProperty({ type: String, format: 'date-time', description: 'When the count starts again: the next 00:00 UTC' })
+  resets_at: string;
+}
+
 export class RecordUsage {
   @ApiProperty({ description: 'Records the tenant holds now' }) count: number;
   @ApiProperty({ type: Number, nullable: true, description: 'The cap; null: unlimited' }) limit: number | null;
@@ -22,4 +30,5 @@ export class RecordsUsage {
 export class UsageResponse {
   @ApiProperty({ type: ApiCallsUsage }) api_calls: ApiCallsUsage;
   @ApiProperty({ type: RecordsUsage }) records: RecordsUsage;
+  @ApiProperty({ type: TrackedEventsUsage }) tracked_events: TrackedEventsUsage;
 }

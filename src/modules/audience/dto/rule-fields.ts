@@ -6,6 +6,7 @@ import { parseSegment } from '../rules/condition-tree.js';
 import {
   ATTRIBUTE_FIELD_PATTERN,
   COLUMN_FIELDS,
+  EVENT_FIELD,
   MATCH_MODES,
   MAX_FIELD_LENGTH,
   OPERATORS,
@@ -49,7 +50,7 @@ function ruleGrammar(key: RuleErrorKey): PropertyDecorator {
 
 export const FIELD_SCHEMA = {
   oneOf: [
-    { type: 'string', enum: [...COLUMN_FIELDS] },
+    { type: 'string', enum: [...COLUMN_FIELDS, EVENT_FIELD] },
     { type: 'string', pattern: ATTRIBUTE_FIELD_PATTERN, maxLength: MAX_FIELD_LENGTH },
   ],
 };
@@ -60,14 +61,15 @@ export const NULLABLE_FIELD_SCHEMA = {
 };
 
 const FIELD_DESCRIPTION =
-  'The customer field the rule tests: a column, or `attributes.<key>[.<key>...]` (keys `[A-Za-z0-9_-]+`, ' +
-  'at most 10) for a path into the customer attributes JSON. Set with `operator`; both absent or null ' +
-  'make the rule a descriptive tag that selects nothing.';
+  'The customer field the rule tests: a column, `attributes.<key>[.<key>...]` (keys `[A-Za-z0-9_-]+`, ' +
+  'at most 10) for a path into the customer attributes JSON, or `event` for what the customer did (its tracked ' +
+  'events). Set with `operator`; both absent or null make the rule a descriptive tag that selects nothing.';
 
 const OPERATOR_DESCRIPTION =
   'text fields: equals, not_equals, contains, not_contains, starts_with, ends_with, in, not_in, exists, ' +
   'not_exists; is_active: equals, not_equals, exists, not_exists; created_at, updated_at: equals, ' +
-  'not_equals, gt, gte, lt, lte, between, exists, not_exists, within_last_days; attributes paths: all.';
+  'not_equals, gt, gte, lt, lte, between, exists, not_exists, within_last_days; attributes paths: all but ' +
+  'performed and last_performed; event: performed, last_performed.';
 
 /** `field` of a rule: optional, and required when `operator` is given. */
 export const RuleFieldProperty = () =>
@@ -95,7 +97,9 @@ export const RuleOperand = () => ruleGrammar('rule_value');
 export const RULE_VALUE_DESCRIPTION =
   'With field and operator, the operand: text as is; a JSON array text for in, not_in (1 to 1000 ' +
   'strings, numbers or booleans) and between ([low, high]); a date (YYYY-MM-DD) or ISO 8601 date-time on ' +
-  'date columns; a whole number of days for within_last_days; ignored by exists and not_exists.';
+  'date columns; a whole number of days for within_last_days; ignored by exists and not_exists. For `event`, a JSON ' +
+  'object text: performed `{"event", "min", "max", "within_days", "where"}`, last_performed `{"event", ' +
+  '"before_days", "after_days", "where"}` (schemas BehaviourPerformed, BehaviourLastPerformed).';
 
 export const MATCH_DESCRIPTION = 'Whether a customer must match `all` (default) or `any` of the evaluable rules';
 export { MATCH_MODES };
@@ -125,7 +129,8 @@ export function ConditionTreeText(label: string): PropertyDecorator {
 
 export const SEGMENT_DESCRIPTION =
   'JSON text, returned as sent. A condition tree narrows the audience to its members that also match ' +
-  'it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}` or a condition ' +
-  '`{"field", "operator", "value"}` (schemas ConditionAll, ConditionAny, ConditionNot, Condition). ' +
+  'it: `{"all": [node, ...]}`, `{"any": [node, ...]}`, `{"not": node}`, a condition ' +
+  '`{"field", "operator", "value"}`, or what the customer did: `{"performed": {...}}`, `{"last_performed": {...}}` ' +
+  '(schemas ConditionAll, ConditionAny, ConditionNot, Condition, ConditionPerformed, ConditionLastPerformed). ' +
   'A top-level object using any of these keys must be a valid tree (422 otherwise); any other JSON ' +
   'is kept as an opaque note and selects all the audience members.';

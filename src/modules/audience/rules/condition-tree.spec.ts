@@ -96,7 +96,7 @@ describe('parseSegment', () => {
       'The segment definition field must be a valid condition tree: all cannot be combined with any.',
     );
     expect(error('{"not":[{"field":"email","operator":"exists"}]}')).toBe(
-      'The segment definition field must be a valid condition tree at not: each node must be an object with all, any, not, or field and operator.',
+      'The segment definition field must be a valid condition tree at not: each node must be an object with all, any, not, performed, last_performed, or field and operator.',
     );
     expect(error('{"value":1}')).toBe(
       'The segment definition field must be a valid condition tree at field: The field field is required.',

@@ -1,4 +1,4 @@
-import { parseFieldAndOperator, type Condition } from './rule-grammar.js';
+import { BEHAVIOUR_OPERATORS, parseBehaviour, parseFieldAndOperator, type Condition } from './rule-grammar.js';
 
 /**
  * Condition trees: the form of a sub-audience's `segment_definition` and of a campaign audience's
@@ -6,12 +6,14 @@ import { parseFieldAndOperator, type Condition } from './rule-grammar.js';
  *
  *   node := {"all": [node, ...]} | {"any": [node, ...]} | {"not": node}
  *         | {"field": <field>, "operator": <operator>, "value": <JSON value>}
+ *         | {"performed": {"event", "min", "max", "within_days", "where"}}
+ *         | {"last_performed": {"event", "before_days", "after_days", "where"}}
  *
  * A JSON text whose top level is an object with at least one of the keys below "uses those keys"
  * and must be a valid tree (else a 422 on the whole field). Any other valid JSON text (an array,
  * a scalar, an object such as {"min_orders": 2}) stays opaque: it does not narrow the audience.
  */
-export const CONDITION_TREE_KEYS = ['all', 'any', 'not', 'field', 'operator', 'value'] as const;
+export const CONDITION_TREE_KEYS = ['all', 'any', 'not', 'field', 'operator', 'value', ...BEHAVIOUR_OPERATORS] as const;
 export const MAX_TREE_DEPTH = 10;
 export const MAX_TREE_CONDITIONS = 100;
 
@@ -71,7 +73,10 @@ export function parseSegment(text: string, label = 'segment definition'): Segmen
 function readNode(node: unknown, path: string, depth: number, counter: { conditions: number }): ConditionTree {
   if (depth > MAX_TREE_DEPTH) throw new TreeError(path, `nesting is deeper than ${MAX_TREE_DEPTH} levels.`);
   if (!isPlainObject(node)) {
-    throw new TreeError(path, 'each node must be an object with all, any, not, or field and operator.');
+    throw new TreeError(
+      path,
+      'each node must be an object with all, any, not, performed, last_performed, or field and operator.',
+    );
   }
   const keys = Object.keys(node);
   for (const group of ['all', 'any', 'not'] as const) {
@@ -87,6 +92,22 @@ function readNode(node: unknown, path: string, depth: number, counter: { conditi
       kind: group,
       children: inner.map((child, index) => readNode(child, join(join(path, group), index), depth + 1, counter)),
     };
+  }
+  for (const operator of BEHAVIOUR_OPERATORS) {
+    if (!Object.hasOwn(node, operator)) continue;
+    const extra = keys.filter((key) => key !== operator);
+    if (extra.length) throw new TreeError(path, `${operator} cannot be combined with ${extra.join(', ')}.`);
+    if (++counter.conditions > MAX_TREE_CONDITIONS) {
+      throw new TreeError(path, `a tree holds at most ${MAX_TREE_CONDITIONS} conditions.`);
+    }
+    const parsed = parseBehaviour(operator, node[operator]);
+    if ('error' in parsed) {
+      throw new TreeError(
+        parsed.error.path ? join(join(path, operator), parsed.error.path) : join(path, operator),
+        parsed.error.reason,
+      );
+    }
+    return { kind: 'condition', condition: { field: { kind: 'event' }, operator, negated: false, test: parsed.test } };
   }
   const unknown = keys.filter((key) => !LEAF_KEYS.includes(key));
   if (unknown.length) throw new TreeError(path, `unknown key ${unknown.join(', ')}.`);

@@ -1,7 +1,7 @@
 import {
   COLUMN_FIELDS,
-  OPERATORS,
   OPERATORS_BY_FIELD_KIND,
+  VALUE_OPERATORS,
   evaluableConditions,
   parseField,
   parseRule,
@@ -93,7 +93,7 @@ describe('parseRule', () => {
   });
 
   it('accepts every operator on an attribute path', () => {
-    expect(OPERATORS_BY_FIELD_KIND.attribute).toEqual(OPERATORS);
+    expect(OPERATORS_BY_FIELD_KIND.attribute).toEqual(VALUE_OPERATORS);
     const operands: Record<string, string> = {
       in: '["a"]',
       not_in: '[1, true]',
@@ -104,7 +104,7 @@ describe('parseRule', () => {
       lte: '0',
       within_last_days: '30',
     };
-    for (const operator of OPERATORS) {
+    for (const operator of VALUE_OPERATORS) {
       expect(
         validateRule({ rule_type: 't', rule_value: operands[operator] ?? 'x', field: 'attributes.a', operator }),
       ).toEqual({});

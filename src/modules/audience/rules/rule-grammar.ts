@@ -1,4 +1,5 @@
 import { parseDateLike } from '../../../common/fields/fields.js';
+import { isEventName } from '../../tracking/track-input.js';
 
 /**
  * The audience rule language: which customer fields a rule can name, which operators apply to
@@ -13,6 +14,8 @@ export const TEXT_FIELDS = ['external_id', 'first_name', 'last_name', 'email', '
 export const BOOLEAN_FIELDS = ['is_active'] as const;
 export const DATE_FIELDS = ['created_at', 'updated_at'] as const;
 export const COLUMN_FIELDS = [...TEXT_FIELDS, ...BOOLEAN_FIELDS, ...DATE_FIELDS] as const;
+/** What the customer did (tracked events): the field of the behaviour operators. */
+export const EVENT_FIELD = 'event';
 
 export type TextField = (typeof TEXT_FIELDS)[number];
 export type BooleanField = (typeof BOOLEAN_FIELDS)[number];
@@ -26,7 +29,8 @@ export const MAX_ATTRIBUTE_PATH_KEYS = 10;
 export const MAX_FIELD_LENGTH = 255;
 
 export const TEXT_MATCH_OPERATORS = ['contains', 'not_contains', 'starts_with', 'ends_with'] as const;
-export const OPERATORS = [
+/** The operators of a value (a column, an attribute, an event's property). */
+export const VALUE_OPERATORS = [
   'equals',
   'not_equals',
   ...TEXT_MATCH_OPERATORS,
@@ -41,7 +45,11 @@ export const OPERATORS = [
   'not_exists',
   'within_last_days',
 ] as const;
+/** The operators of `event`: what the customer did, counted over its tracked events (README.md, "Behaviour"). */
+export const BEHAVIOUR_OPERATORS = ['performed', 'last_performed'] as const;
+export const OPERATORS = [...VALUE_OPERATORS, ...BEHAVIOUR_OPERATORS] as const;
 export type Operator = (typeof OPERATORS)[number];
+export type BehaviourOperator = (typeof BEHAVIOUR_OPERATORS)[number];
 
 /** Each negative operator is the exact complement of its positive one, so it also matches a missing or null field. */
 export const NEGATED_OPERATORS: Partial<Record<Operator, Operator>> = {
@@ -55,14 +63,15 @@ export const MATCH_MODES = ['all', 'any'] as const;
 export type MatchMode = (typeof MATCH_MODES)[number];
 export const DEFAULT_MATCH: MatchMode = 'all';
 
-export type FieldKind = 'text' | 'boolean' | 'date' | 'attribute';
+export type FieldKind = 'text' | 'boolean' | 'date' | 'attribute' | 'event';
 
 /** The operators each kind of field accepts; any other pairing is a 422 on `operator`. */
 export const OPERATORS_BY_FIELD_KIND: Record<FieldKind, readonly Operator[]> = {
   text: ['equals', 'not_equals', ...TEXT_MATCH_OPERATORS, 'in', 'not_in', 'exists', 'not_exists'],
   boolean: ['equals', 'not_equals', 'exists', 'not_exists'],
   date: ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'between', 'exists', 'not_exists', 'within_last_days'],
-  attribute: OPERATORS,
+  attribute: VALUE_OPERATORS,
+  event: BEHAVIOUR_OPERATORS,
 };
 
 export const MAX_LIST_ITEMS = 1000;
@@ -72,7 +81,8 @@ export type FieldRef =
   | { kind: 'text'; column: TextField }
   | { kind: 'boolean'; column: BooleanField }
   | { kind: 'date'; column: DateField }
-  | { kind: 'attribute'; path: string[] };
+  | { kind: 'attribute'; path: string[] }
+  | { kind: 'event' };
 
 /**
  * One operand of `equals` / `in`, read every way it can match: a string equal to `text` (ignoring
@@ -96,7 +106,35 @@ export type Test =
   | { kind: 'text'; match: 'contains' | 'starts_with' | 'ends_with'; text: string }
   | { kind: 'range'; lower: Bound | null; upper: Bound | null }
   | { kind: 'recent'; days: number }
-  | { kind: 'exists' };
+  | { kind: 'exists' }
+  | { kind: 'performed'; performed: Performed }
+  | { kind: 'last_performed'; last: LastPerformed };
+
+/** A condition on the properties of the events a behaviour counts: as one on `attributes.<path>`. */
+export interface PropertyCondition {
+  path: string[];
+  negated: boolean;
+  test: Test;
+}
+
+/** `performed`: the customer did `event` at least `min` and at most `max` times (in the last `withinDays`). */
+export interface Performed {
+  event: string;
+  min: number;
+  /** null: no upper bound. */
+  max: number | null;
+  /** null: every kept event. */
+  withinDays: number | null;
+  where: PropertyCondition[];
+}
+
+/** `last_performed`: the customer's newest such event is older than `beforeDays` and/or newer than `afterDays`. */
+export interface LastPerformed {
+  event: string;
+  beforeDays: number | null;
+  afterDays: number | null;
+  where: PropertyCondition[];
+}
 
 /** An evaluable rule or condition-tree leaf: `negated` flips the whole test (missing or null fields included). */
 export interface Condition {
@@ -131,13 +169,18 @@ export function parseField(value: unknown): FieldRef | null {
   if (isOneOf(TEXT_FIELDS, value)) return { kind: 'text', column: value };
   if (isOneOf(BOOLEAN_FIELDS, value)) return { kind: 'boolean', column: value };
   if (isOneOf(DATE_FIELDS, value)) return { kind: 'date', column: value };
+  if (value === EVENT_FIELD) return { kind: 'event' };
   const [head, ...path] = value.split('.');
   if (head !== 'attributes' || path.length === 0 || path.length > MAX_ATTRIBUTE_PATH_KEYS) return null;
   return path.every((key) => ATTRIBUTE_KEY_PATTERN.test(key)) ? { kind: 'attribute', path } : null;
 }
 
 export const fieldName = (field: FieldRef): string =>
-  field.kind === 'attribute' ? `attributes.${field.path.join('.')}` : field.column;
+  field.kind === 'attribute'
+    ? `attributes.${field.path.join('.')}`
+    : field.kind === 'event'
+      ? EVENT_FIELD
+      : field.column;
 
 /** A JSON number literal, exactly as JSON writes it (no sign `+`, no leading zeros, no spaces). */
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;
@@ -315,6 +358,16 @@ export function parseOperand(
       return { test: { kind: 'range', lower: low, upper: high } };
     }
 
+    case 'performed':
+    case 'last_performed': {
+      const parsed = parseBehaviour(positive, value);
+      if ('error' in parsed) {
+        const where = parsed.error.path ? ` at ${parsed.error.path}` : '';
+        return { error: `The ${label} field is not a valid ${positive} condition${where}: ${parsed.error.reason}` };
+      }
+      return { test: parsed.test };
+    }
+
     case 'within_last_days': {
       const text = scalarText(value);
       const days = text !== null && /^\d{1,5}$/.test(text) ? Number(text) : NaN;
@@ -333,8 +386,8 @@ function compareBounds(a: Bound, b: Bound): number {
   return 0;
 }
 
-/** Operators whose rule_value is JSON text (an array); the others take rule_value as it is. */
-const JSON_OPERAND_OPERATORS: readonly Operator[] = ['in', 'not_in', 'between'];
+/** Operators whose rule_value is JSON text (an array, an object); the others take rule_value as it is. */
+const JSON_OPERAND_OPERATORS: readonly Operator[] = ['in', 'not_in', 'between', ...BEHAVIOUR_OPERATORS];
 
 /**
  * Checks `field` and `operator` and reads them with their operand into a condition; shared by
@@ -423,4 +476,125 @@ export function evaluableConditions(rules: RuleInput[]): Condition[] {
     }
     return parsed.kind === 'condition' ? [parsed.condition] : [];
   });
+}
+
+// ---- behaviour: what the customer did (tracked events) ----
+
+/** Days a behaviour looks back at most (`within_days`, `before_days`, `after_days`). */
+export const MAX_BEHAVIOUR_DAYS = 730;
+/** The largest `min` or `max` count. */
+export const MAX_BEHAVIOUR_COUNT = 1_000_000_000;
+/** Conditions on the events' properties one behaviour may hold. */
+export const MAX_WHERE_CONDITIONS = 20;
+/** `properties.<key>[.<key>...]`: a path into an event's properties, keys as in attribute paths. */
+export const PROPERTY_FIELD_PATTERN = '^properties(\\.[A-Za-z0-9_-]+)+$';
+
+export const BEHAVIOUR_KEYS: Record<BehaviourOperator, readonly string[]> = {
+  performed: ['event', 'min', 'max', 'within_days', 'where'],
+  last_performed: ['event', 'before_days', 'after_days', 'where'],
+};
+
+/** A behaviour's error: the key it is about ('' for the whole object) and why. */
+export interface BehaviourError {
+  path: string;
+  reason: string;
+}
+
+/** A whole number from `min` to `max`, as a JSON number or a string of digits; undefined otherwise. */
+function wholeNumber(value: unknown, min: number, max: number): number | undefined {
+  const n = typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+}
+
+/** `field` of a `where` condition: `properties.<key>[.<key>...]`, as an attribute path. */
+function propertyPath(value: unknown): string[] | null {
+  if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return null;
+  const [head, ...path] = value.split('.');
+  if (head !== 'properties' || path.length === 0 || path.length > MAX_ATTRIBUTE_PATH_KEYS) return null;
+  return path.every((key) => ATTRIBUTE_KEY_PATTERN.test(key)) ? path : null;
+}
+
+function parseWhere(value: unknown): { where: PropertyCondition[] } | { error: BehaviourError } {
+  if (value === undefined || value === null) return { where: [] };
+  if (!Array.isArray(value) || value.length > MAX_WHERE_CONDITIONS) {
+    return { error: { path: 'where', reason: `must be an array of at most ${MAX_WHERE_CONDITIONS} conditions.` } };
+  }
+  const where: PropertyCondition[] = [];
+  for (const [index, item] of value.entries()) {
+    const at = (key?: string) => `where.${index}${key ? `.${key}` : ''}`;
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      return { error: { path: at(), reason: 'must be an object with field, operator and value.' } };
+    }
+    const unknown = Object.keys(item).filter((key) => !['field', 'operator', 'value'].includes(key));
+    if (unknown.length) return { error: { path: at(), reason: `unknown key ${unknown.join(', ')}.` } };
+    const { field, operator, value: operand } = item as Record<string, unknown>;
+    const path = propertyPath(field);
+    if (!path)
+      return { error: { path: at('field'), reason: 'must be properties.<key>[.<key>...] (keys [A-Za-z0-9_-]).' } };
+    if (!(VALUE_OPERATORS as readonly unknown[]).includes(operator)) {
+      return { error: { path: at('operator'), reason: `must be one of ${VALUE_OPERATORS.join(', ')}.` } };
+    }
+    const op = operator as Operator;
+    const parsed = parseOperand({ kind: 'attribute', path }, op, operand, 'value');
+    if ('error' in parsed) return { error: { path: at('value'), reason: parsed.error } };
+    where.push({ path, negated: op in NEGATED_OPERATORS, test: parsed.test });
+  }
+  return { where };
+}
+
+/**
+ * Reads the object of a behaviour node (`{"performed": {...}}`, or an `event` rule's rule_value):
+ * its keys are those of BEHAVIOUR_KEYS, `event` an event name; counts, days and `where` as the
+ * README's "Behaviour" says. Answers the test, or what is wrong and where.
+ */
+export function parseBehaviour(
+  operator: BehaviourOperator,
+  value: unknown,
+): { test: Test } | { error: BehaviourError } {
+  const fail = (path: string, reason: string) => ({ error: { path, reason } });
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return fail('', `must be a JSON object with ${BEHAVIOUR_KEYS[operator].join(', ')}.`);
+  }
+  const object = value as Record<string, unknown>;
+  const unknown = Object.keys(object).filter((key) => !BEHAVIOUR_KEYS[operator].includes(key));
+  if (unknown.length) {
+    return fail(unknown[0], `unknown key (${operator} takes ${BEHAVIOUR_KEYS[operator].join(', ')}).`);
+  }
+  const event = object.event;
+  // An event name as `POST /api/track` takes it: a name it refuses can never match.
+  if (!isEventName(event)) {
+    return fail('event', 'must be an event name: 1 to 255 ASCII letters, digits, _ . : - and inner spaces.');
+  }
+  const where = parseWhere(object.where);
+  if ('error' in where) return where;
+  const days = (key: string) => {
+    const raw = object[key];
+    if (raw === undefined || raw === null) return null;
+    return wholeNumber(raw, 1, MAX_BEHAVIOUR_DAYS) ?? NaN;
+  };
+  const badDays = (key: string) => fail(key, `must be a whole number of days from 1 to ${MAX_BEHAVIOUR_DAYS}.`);
+
+  if (operator === 'performed') {
+    const min = object.min === undefined || object.min === null ? 1 : wholeNumber(object.min, 0, MAX_BEHAVIOUR_COUNT);
+    if (min === undefined) return fail('min', `must be a whole number from 0 to ${MAX_BEHAVIOUR_COUNT}.`);
+    const max =
+      object.max === undefined || object.max === null ? null : wholeNumber(object.max, 0, MAX_BEHAVIOUR_COUNT);
+    if (max === undefined) return fail('max', `must be null or a whole number from 0 to ${MAX_BEHAVIOUR_COUNT}.`);
+    if (max !== null && min > max) return fail('min', 'must not be greater than max.');
+    const withinDays = days('within_days');
+    if (Number.isNaN(withinDays)) return badDays('within_days');
+    return { test: { kind: 'performed', performed: { event, min, max, withinDays, where: where.where } } };
+  }
+  const beforeDays = days('before_days');
+  if (Number.isNaN(beforeDays)) return badDays('before_days');
+  const afterDays = days('after_days');
+  if (Number.isNaN(afterDays)) return badDays('after_days');
+  if (beforeDays === null && afterDays === null) return fail('', 'needs before_days, after_days or both.');
+  if (beforeDays !== null && afterDays !== null && afterDays <= beforeDays) {
+    return fail(
+      'after_days',
+      'must be greater than before_days (the newest event is older than before_days and newer than after_days).',
+    );
+  }
+  return { test: { kind: 'last_performed', last: { event, beforeDays, afterDays, where: where.where } } };
 }

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { parseSegment } from './condition-tree.js';
-import { OPERATORS, OPERATORS_BY_FIELD_KIND, parseRule, type Condition } from './rule-grammar.js';
+import { OPERATORS_BY_FIELD_KIND, VALUE_OPERATORS, parseRule, type Condition } from './rule-grammar.js';
 import {
   compileCondition,
   compileRules,
@@ -13,7 +13,12 @@ import {
 } from './sql-compiler.js';
 
 const NOW = new Date('2026-01-06T12:00:00Z');
-const options = (dialect: Dialect): CompileOptions => ({ dialect, alias: 'c', now: NOW });
+/** The events' tables as a tenant's gateways scope them. */
+const BEHAVIOUR = {
+  events: { table: 'customer_events', scope: (alias: string) => ({ sql: `${alias}.tenant_id = ?`, params: [7] }) },
+  names: { table: 'customer_event_names', scope: (alias: string) => ({ sql: `${alias}.tenant_id = ?`, params: [7] }) },
+};
+const options = (dialect: Dialect): CompileOptions => ({ dialect, alias: 'c', now: NOW, behaviour: BEHAVIOUR });
 
 const condition = (field: string, operator: string, rule_value = 'x'): Condition => {
   const parsed = parseRule({ rule_type: 't', rule_value, field, operator });
@@ -46,12 +51,18 @@ const OPERANDS: Record<string, Record<string, string>> = {
     between: '[1, 2]',
     within_last_days: '30',
   },
+  event: {
+    performed:
+      '{"event":"purchase","min":2,"within_days":30,"where":[{"field":"properties.amount","operator":"gte","value":100}]}',
+    last_performed: '{"event":"login","before_days":30}',
+  },
 };
 const FIELDS: Record<string, string> = {
   text: 'first_name',
   boolean: 'is_active',
   date: 'created_at',
   attribute: 'attributes.a.b',
+  event: 'event',
 };
 
 const placeholders = (sql: string) => (sql.match(/\?/g) ?? []).length;
@@ -67,7 +78,7 @@ describe('compileCondition', () => {
         }
       }
     }
-    expect(OPERATORS_BY_FIELD_KIND.attribute).toEqual(OPERATORS);
+    expect(OPERATORS_BY_FIELD_KIND.attribute).toEqual(VALUE_OPERATORS);
   });
 
   it('prefilters text in the column collation on MariaDB, then compares exactly', () => {

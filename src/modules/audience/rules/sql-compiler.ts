@@ -7,7 +7,10 @@ import {
   type DateField,
   type EqualityValue,
   type FieldRef,
+  type LastPerformed,
   type MatchMode,
+  type Performed,
+  type PropertyCondition,
   type Test,
   type TextField,
 } from './rule-grammar.js';
@@ -46,6 +49,20 @@ export interface CompileOptions {
   alias: string;
   /** The instant `within_last_days` counts back from. */
   now: Date;
+  /** The tenant's tracked events, for the behaviour operators (`performed`, `last_performed`). */
+  behaviour?: BehaviourTables;
+}
+
+/** A table a behaviour reads, and the condition that keeps it to the tenant (its gateway's scope). */
+export interface ScopedTableRef {
+  table: string;
+  scope: (alias: string) => SqlFragment;
+}
+
+/** The tables behind the behaviour operators: the tenant's events and its dictionary of their names. */
+export interface BehaviourTables {
+  events: ScopedTableRef;
+  names: ScopedTableRef;
 }
 
 export const MATCH_NOBODY: SqlFragment = { sql: '(1 = 0)', params: [] };
@@ -78,7 +95,7 @@ export const not = (fragment: SqlFragment): SqlFragment => frag(`(NOT ${fragment
  * and stops early, so cheap column tests go before attribute tests, which parse the JSON. Every
  * condition is two-valued, so the order never changes the result.
  */
-const FIELD_COST: Record<FieldRef['kind'], number> = { boolean: 1, date: 1, text: 2, attribute: 10 };
+const FIELD_COST: Record<FieldRef['kind'], number> = { boolean: 1, date: 1, text: 2, attribute: 10, event: 50 };
 
 function treeCost(tree: ConditionTree): number {
   if (tree.kind === 'condition') return FIELD_COST[tree.condition.field.kind];
@@ -153,6 +170,8 @@ function compileTest(field: FieldRef, test: Test, options: CompileOptions): SqlF
       return dateColumn(`${options.alias}.${field.column}`, test, options.now);
     case 'attribute':
       return attribute(`${options.alias}.attributes`, field.path, test, options);
+    case 'event':
+      return behaviour(test, options);
   }
 }
 
@@ -435,6 +454,9 @@ function attribute(column: string, path: string[], test: Test, options: CompileO
       return twoValued(attributeEquals(json, test.values, dialect));
     case 'range':
       return twoValued(attributeRange(json, dialect, test.lower, test.upper));
+    case 'performed':
+    case 'last_performed':
+      return unsupported(test, column);
     case 'recent': {
       const today = utcDay(options.now);
       const from = utcDay(new Date(options.now.getTime() - test.days * DAY_MS));
@@ -487,4 +509,103 @@ function attributeRange(json: JsonAccess, dialect: Dialect, lower: Bound | null,
   if (lower) parts.push(frag(`${expr} >${lower.inclusive ? '=' : ''} ?`, [param(lower)]));
   if (upper) parts.push(frag(`${expr} <${upper.inclusive ? '=' : ''} ?`, [param(upper)]));
   return and(...parts);
+}
+
+// ---- behaviour: the customer's tracked events ----
+
+/** Aliases of the behaviour subqueries (each is its own scope, so one pair serves every node). */
+const EVENTS = 'be';
+const NAMES = 'bn';
+
+/**
+ * A behaviour node as `c.id IN (...)` / `c.id NOT IN (...)` over the customer ids of the tenant's
+ * matching events: one uncorrelated subquery, which MariaDB materializes once (or semi-joins when
+ * it has no GROUP BY) and SQLite evaluates once. The name's id is a scalar subquery on the
+ * dictionary's unique (tenant, name) key, which both databases evaluate once, as a constant: the
+ * events are then read by (tenant, name, timestamp), or by (tenant, name, customer) in customer
+ * order for a count over every kept event (a join with the dictionary made MariaDB group them in a
+ * temporary table instead). Two-valued: customer_id is never NULL, so NOT IN is the exact
+ * complement.
+ *
+ * - performed, min ≥ 1: the customers with at least `min` (and at most `max`) matching events;
+ *   min 0 with a max: NOT the customers with more than `max`; min 0 without a max: everybody.
+ * - last_performed: before_days B: customers with a matching event and none at or after now − B
+ *   days; after_days A: customers with a matching event at or after now − A days; both: those with
+ *   one at or after now − A and none at or after now − B.
+ */
+function behaviour(test: Test, options: CompileOptions): SqlFragment {
+  const tables = options.behaviour;
+  if (!tables)
+    throw new Error("Behaviour conditions need the tables of the tenant's events (CompileOptions.behaviour)");
+  const customer = `${options.alias}.id`;
+  const cutoff = (days: number) => options.now.getTime() - days * DAY_MS;
+  if (test.kind === 'performed') return performed(test.performed, tables, customer, options, cutoff);
+  if (test.kind === 'last_performed') return lastPerformed(test.last, tables, customer, options, cutoff);
+  return unsupported(test, 'event');
+}
+
+/** `SELECT e.customer_id FROM events e WHERE ... e.name_id = (SELECT n.id ...)` for one name, its `where` and `extra`. */
+function matchingEvents(
+  event: string,
+  where: readonly PropertyCondition[],
+  tables: BehaviourTables,
+  options: CompileOptions,
+  extra: SqlFragment[],
+): SqlFragment {
+  const [e, n] = [EVENTS, NAMES];
+  const eventScope = tables.events.scope(e);
+  const nameScope = tables.names.scope(n);
+  const nameId = and(nameScope, frag(`${n}.name = ?`, [event]));
+  const conditions = [
+    eventScope,
+    frag(`${e}.name_id = (SELECT ${n}.id FROM ${tables.names.table} ${n} WHERE ${nameId.sql})`, nameId.params),
+    ...extra,
+    ...where.map((condition) => {
+      const test = attribute(`${e}.properties`, condition.path, condition.test, options);
+      return condition.negated ? not(test) : test;
+    }),
+  ];
+  const joined = and(...conditions);
+  return frag(`SELECT ${e}.customer_id FROM ${tables.events.table} ${e} WHERE ${joined.sql}`, joined.params);
+}
+
+const inSet = (customer: string, set: SqlFragment, suffix = '', params: SqlParam[] = []): SqlFragment =>
+  frag(`${customer} IN (${set.sql}${suffix})`, [...set.params, ...params]);
+
+function performed(
+  p: Performed,
+  tables: BehaviourTables,
+  customer: string,
+  options: CompileOptions,
+  cutoff: (days: number) => number,
+): SqlFragment {
+  if (p.min === 0 && p.max === null) return MATCH_EVERYBODY;
+  const window = p.withinDays === null ? [] : [frag(`${EVENTS}.occurred_at >= ?`, [cutoff(p.withinDays)])];
+  const set = matchingEvents(p.event, p.where, tables, options, window);
+  const group = ` GROUP BY ${EVENTS}.customer_id HAVING `;
+  if (p.min === 0) {
+    // Not more than max: the complement of the customers with more.
+    return p.max === 0 ? not(inSet(customer, set)) : not(inSet(customer, set, `${group}COUNT(*) > ?`, [p.max!]));
+  }
+  if (p.min === 1 && p.max === null) return inSet(customer, set);
+  const having = [...(p.min > 1 ? ['COUNT(*) >= ?'] : []), ...(p.max !== null ? ['COUNT(*) <= ?'] : [])];
+  const params = [...(p.min > 1 ? [p.min] : []), ...(p.max !== null ? [p.max] : [])];
+  return inSet(customer, set, `${group}${having.join(' AND ')}`, params);
+}
+
+function lastPerformed(
+  l: LastPerformed,
+  tables: BehaviourTables,
+  customer: string,
+  options: CompileOptions,
+  cutoff: (days: number) => number,
+): SqlFragment {
+  // The newest matching event is at or after now − after_days (or exists at all), and none is at
+  // or after now − before_days: two sets without GROUP BY (a MAX per customer over every kept event
+  // took twice as long on MariaDB), the second one small (the recent events only).
+  const since = l.afterDays === null ? [] : [frag(`${EVENTS}.occurred_at >= ?`, [cutoff(l.afterDays)])];
+  const some = inSet(customer, matchingEvents(l.event, l.where, tables, options, since));
+  if (l.beforeDays === null) return some;
+  const recent = frag(`${EVENTS}.occurred_at >= ?`, [cutoff(l.beforeDays)]);
+  return and(some, not(inSet(customer, matchingEvents(l.event, l.where, tables, options, [recent]))));
 }

@@ -38,6 +38,9 @@ export class Tenant extends Timestamped {
   @limit()
   limit_webhooks: number | null;
 
+  @limit()
+  limit_tracked_events_per_day: number | null;
+
   /** Values the tenant ever put on its suppression list (never lowered): 0 spares its customer writes the list's read. */
   @InternalColumn({ type: 'int', unsigned: true, default: 0 })
   suppressions_listed: number;

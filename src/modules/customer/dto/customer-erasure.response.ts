@@ -15,6 +15,8 @@ export class CustomerErasureResponse {
   @ApiProperty({ description: 'Answers kept for Idempotency-Key replays that were dropped' }) kept_answers: number;
   @ApiProperty({ description: 'Customers written meanwhile with the erased e-mail address or external id, erased too' })
   late_arrivals: number;
+  @ApiProperty({ description: "The customers' tracked events (`POST /api/track`), deleted" })
+  customer_events_deleted: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at: string | null;
 }
@@ -29,6 +31,7 @@ export const toCustomerErasureResponse = (job: CustomerErasure): CustomerErasure
   webhook_attempts: job.webhook_attempts,
   kept_answers: job.kept_answers,
   late_arrivals: job.late_arrivals,
+  customer_events_deleted: job.customer_events_deleted,
   created_at: toIso(job.created_at),
   completed_at: toIso(job.completed_at),
 });

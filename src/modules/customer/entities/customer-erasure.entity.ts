@@ -46,6 +46,10 @@ export class CustomerErasure extends TenantOwnedEntity {
   @count()
   late_arrivals: number;
 
+  /** Tracked events of the customers (customer_events), deleted. */
+  @count()
+  customer_events_deleted: number;
+
   @TimestampColumn()
   completed_at: Date | null;
 }

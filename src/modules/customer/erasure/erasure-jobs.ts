@@ -14,6 +14,7 @@ export const ERASURE_COUNTS = [
   'webhook_attempts',
   'kept_answers',
   'late_arrivals',
+  'customer_events_deleted',
 ] as const;
 export type ErasureCounts = Partial<Record<(typeof ERASURE_COUNTS)[number], number>>;
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { forgetActivity } from '../../../common/activity/activity-log.writer.js';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/app-config.js';
 import { EventRedaction } from '../../../common/events/event-redaction.js';
@@ -6,7 +6,8 @@ import { forgetKeptAnswers } from '../../../common/idempotency/idempotency.js';
 import { LeaseLost, type JobContext, type JobOutcome } from '../../../common/jobs/job.js';
 import type { Sql } from '../../../common/persistence/sql.js';
 import { resolveSort, type PageRequest } from '../../../common/persistence/keyset.js';
-import { Tables } from '../../../common/persistence/tables.js';
+import { Tables, type TenantTx } from '../../../common/persistence/tables.js';
+import { CUSTOMER_TRACES, type CustomerTraces } from '../customer-traces.js';
 import type { CustomerErasure } from '../entities/customer-erasure.entity.js';
 import { Customer } from '../entities/customer.entity.js';
 import { SuppressionList } from '../suppression/suppression-list.js';
@@ -19,7 +20,12 @@ interface Subjects {
 }
 
 /** What each step of a scrub does to one batch: answers the position it reached (null: done) and its counts. */
-type Step = (sql: Sql, subjects: Subjects, after: number) => Promise<{ next: number | null; counts: ErasureCounts }>;
+type Step = (
+  sql: Sql,
+  subjects: Subjects,
+  after: number,
+  tx: TenantTx,
+) => Promise<{ next: number | null; counts: ErasureCounts }>;
 
 /**
  * Runs one claimed erasure: the request already deleted the customer and listed its values; the
@@ -42,8 +48,9 @@ export class ErasureProcessor {
     private readonly redaction: EventRedaction,
     private readonly suppressions: SuppressionList,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(CUSTOMER_TRACES) traces: readonly CustomerTraces[] = [],
   ) {
-    this.steps = [this.activityStep, this.eventStep, this.keptAnswerStep];
+    this.steps = [this.activityStep, this.eventStep, this.keptAnswerStep, ...traces.map((t) => this.tracesStep(t))];
   }
 
   async run(job: CustomerErasure, context: JobContext): Promise<JobOutcome> {
@@ -55,7 +62,7 @@ export class ErasureProcessor {
           for (let after: number | null = 0; after !== null;) {
             if (context.shouldStop()) return { status: 'released', note: 'stopped' };
             const from = after;
-            after = await this.batch(job, context, (sql) => step(sql, subjects, from));
+            after = await this.batch(job, context, (sql, tx) => step(sql, subjects, from, tx));
           }
         }
         // Done so far: the job comes back once a write that began before the request has surely ended.
@@ -78,11 +85,11 @@ export class ErasureProcessor {
   private batch(
     job: CustomerErasure,
     context: JobContext,
-    work: (sql: Sql) => ReturnType<Step>,
+    work: (sql: Sql, tx: TenantTx) => ReturnType<Step>,
   ): Promise<number | null> {
-    return this.tables.writeWithBookkeeping(erasureAuth(job), async (_tx, sql) => {
+    return this.tables.writeWithBookkeeping(erasureAuth(job), async (tx, sql) => {
       await context.fence(sql);
-      const { next, counts } = await work(sql);
+      const { next, counts } = await work(sql, tx);
       await this.jobs.advance(sql, job, counts);
       return next;
     });
@@ -117,6 +124,15 @@ export class ErasureProcessor {
     }
     return { next: null, counts: { kept_answers: forgotten } };
   };
+
+  /** What another module keeps about the customers (their tracked events): deleted, a batch per transaction. */
+  private tracesStep(traces: CustomerTraces): Step {
+    return async (_sql, { ids }, _after, tx) => {
+      const limit = this.config.erasures.batchRows;
+      const deleted = await traces.erase(tx, ids, limit);
+      return { next: deleted < limit ? null : 0, counts: { [traces.erasureCount]: deleted } };
+    };
+  }
 
   /**
    * Customers created since the request (a second before it: stored instants are whole seconds)

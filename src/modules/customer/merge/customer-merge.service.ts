@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AuthContext } from '../../../common/auth/auth-context.js';
 import { ApiException, RecordNotFound, ValidationFailed } from '../../../common/http/api-exception.js';
 import { WithMeta } from '../../../common/http/page.js';
 import { Tables, type TenantReads, type TenantTx } from '../../../common/persistence/tables.js';
 import { CustomerRules } from '../customer-rules.js';
+import { CUSTOMER_TRACES, type CustomerTraces } from '../customer-traces.js';
 import { CustomersService } from '../customers.service.js';
 import type { CustomerMergeDto, CustomerMergeMeta } from '../dto/customer-merge.dto.js';
 import type { CustomerResponse } from '../dto/customer.response.js';
@@ -25,6 +26,7 @@ export class CustomerMergeService {
     private readonly tables: Tables,
     private readonly customers: CustomersService,
     private readonly rules: CustomerRules,
+    @Optional() @Inject(CUSTOMER_TRACES) private readonly traces: readonly CustomerTraces[] = [],
   ) {}
 
   merge(auth: AuthContext, survivorId: number, dto: CustomerMergeDto): Promise<MergeAnswer> {
@@ -46,6 +48,8 @@ export class CustomerMergeService {
         dto.from.map((sourceId) => ({ survivor_id: survivorId, source_id: sourceId })),
         { log: false },
       );
+      // What other modules keep per customer (tracked events) is the survivor's from now on.
+      for (const traces of this.traces) await traces.move(tx, dto.from, survivorId);
       const values = mergedValues(survivor, sources, prefer);
       // The survivor's new values are a write like any other: a value suppressed since a source took it is refused.
       await this.rules.check(tx, { email: values.email, external_id: values.external_id });

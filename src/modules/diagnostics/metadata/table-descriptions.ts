@@ -132,6 +132,25 @@ export const TABLE_DESCRIPTIONS: Record<string, TableDescription> = {
     info: 'Customer records of a tenant; external_id is unique within the tenant.',
     columns: { attributes: { app_type: 'json' }, phone: { app_type: 'phone' } },
   },
+  customer_events: {
+    display_name: 'Customer Events',
+    info: 'What customers did (POST /api/track): one row per event, its message_id stored once per tenant.',
+    columns: {
+      name_id: { display_name: 'Event Name', info: 'The event name, as an id of customer_event_names.' },
+      occurred_at: { display_name: 'Timestamp', app_type: 'epoch_ms', info: 'When it happened (epoch milliseconds).' },
+      properties: { app_type: 'json' },
+      created_at: { display_name: 'Received At' },
+    },
+  },
+  customer_event_names: {
+    display_name: 'Customer Event Names',
+    info: "A tenant's event names, with the count of kept events and the newest one's timestamp.",
+    columns: { last_seen_at: { app_type: 'epoch_ms', info: 'Newest kept event (epoch milliseconds).' } },
+  },
+  tenant_daily_usage: {
+    display_name: 'Tenant Daily Usage',
+    info: 'What a tenant used per UTC day of what its plan caps per day (tracked events).',
+  },
   customer_imports: {
     display_name: 'Customer Imports',
     info: 'CSV import jobs of customers: file, status, progress and counts; claimed by one instance at a time.',

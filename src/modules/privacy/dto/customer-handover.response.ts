@@ -4,6 +4,7 @@ import type { AssignmentResponse } from '../../audience/dto/assignment.response.
 import type { Audience } from '../../audience/entities/audience.entity.js';
 import { CustomerResponse } from '../../customer/dto/customer.response.js';
 import { EventResponse } from '../../events/dto/event.dto.js';
+import { CustomerEventResponse } from '../../tracking/dto/customer-event.dto.js';
 
 /** An audience whose rules select the customer now. */
 export class HandoverAudience {
@@ -51,6 +52,13 @@ export class CustomerHandoverResponse {
     description: 'Every change-feed event about the customer, oldest first, as `GET /api/events` answers it',
   })
   events: EventResponse[];
+
+  @ApiProperty({
+    type: [CustomerEventResponse],
+    description:
+      'Every tracked event of the customer (`POST /api/track`), oldest first, as `GET /api/customer-events/{id}` answers it',
+  })
+  customer_events: CustomerEventResponse[];
 }
 
 export const toHandoverAudience = (audience: Pick<Audience, 'id' | 'name'>): HandoverAudience => ({

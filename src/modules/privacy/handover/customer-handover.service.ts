@@ -18,6 +18,9 @@ import { toCustomerResponse } from '../../customer/dto/customer.response.js';
 import { Customer } from '../../customer/entities/customer.entity.js';
 import { historyIds } from '../../customer/merge/merge-history.js';
 import { Campaign } from '../../marketing/entities/campaign.entity.js';
+import { CustomerEventsService } from '../../tracking/customer-events.service.js';
+import type { CustomerEventResponse } from '../../tracking/dto/customer-event.dto.js';
+import { CustomerEvent } from '../../tracking/entities/customer-event.entity.js';
 import {
   toHandoverAudience,
   toHandoverTreatmentGroup,
@@ -58,6 +61,7 @@ export class CustomerHandoverService {
     private readonly assignments: TreatmentAssignmentsService,
     private readonly sequencer: EventSequencer,
     private readonly feed: FeedReads,
+    private readonly trackedEvents: CustomerEventsService,
   ) {}
 
   /** The document, ready to stream; 404 (before anything is sent) when the tenant has no such customer. */
@@ -80,6 +84,7 @@ export class CustomerHandoverService {
     yield* jsonArray('treatment_groups', this.treatmentGroups(reads, customer.id));
     yield* jsonArray('activity', this.activity(reads, subjectIds));
     yield* jsonArray('events', this.events(reads, subjectIds));
+    yield* jsonArray('customer_events', this.customerEvents(reads, customer.id));
     yield ENVELOPE_TAIL;
   }
 
@@ -194,6 +199,31 @@ export class CustomerHandoverService {
       yield rows.map(toFeedEvent);
       if (rows.length < this.historyRows) return;
       after = Number(rows[rows.length - 1].id);
+    }
+  }
+
+  /**
+   * Every tracked event of the customer, oldest first (a merge moved the merged customers' events
+   * to it), as `GET /api/customer-events/{id}` answers each: keyset batches along the customer index.
+   */
+  private async *customerEvents(reads: TenantReads, customerId: number): AsyncGenerator<CustomerEventResponse[]> {
+    const events = reads.table(CustomerEvent);
+    const e = quote(events.spec.table);
+    const limit = this.historyRows;
+    for (let after: { at: number; id: number } | null = null; ;) {
+      const conditions = [{ sql: `${e}.customer_id = ?`, params: [customerId] }];
+      if (after) {
+        conditions.push({
+          sql: `(${e}.occurred_at > ? OR (${e}.occurred_at = ? AND ${e}.id > ?))`,
+          params: [after.at, after.at, after.id],
+        });
+      }
+      const rows = await events.findBatch(conditions, { limit, orderBy: ['customer_id', 'occurred_at', 'id'] });
+      if (rows.length === 0) return;
+      yield await this.trackedEvents.respond(reads, rows);
+      if (rows.length < limit) return;
+      const last = rows[rows.length - 1];
+      after = { at: last.occurred_at, id: last.id };
     }
   }
 
