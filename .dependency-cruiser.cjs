@@ -12,7 +12,8 @@ const LAYERS = [
   ['mail', 'diagnostics', 'validation', 'customer', 'events'],
   ['auth', 'marketing', 'webhooks', 'tracking'],
   ['admin', 'audience', 'destination'],
-  ['privacy'],
+  ['privacy', 'runs'],
+  ['results'],
 ];
 
 const layerRules = LAYERS.flatMap((layer, index) =>

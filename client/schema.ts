@@ -288,6 +288,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/campaign-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a run: its status and counts, updated as it goes */
+        get: operations["getCampaignRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaign-runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a run: the batches in flight finish and are recorded, the rest is skipped */
+        post: operations["cancelCampaignRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaign-runs/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the files a run's `file` destinations wrote (one per association, complete once listed) */
+        get: operations["listCampaignRunFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaign-runs/{id}/files/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a file of a run's `file` destination (CSV or NDJSON, no envelope) */
+        get: operations["downloadCampaignRunFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaign-runs/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a run: it stops after the batches in flight */
+        post: operations["pauseCampaignRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaign-runs/{id}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a run's recipients: one per member and association that sends it something */
+        get: operations["listCampaignRunRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaign-runs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused run from where it stopped */
+        post: operations["resumeCampaignRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaign-runs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a completed or failed run's failed recipients again */
+        post: operations["retryCampaignRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns/{campaign_id}/audiences": {
         parameters: {
             query?: never;
@@ -496,6 +632,46 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a campaign's runs (newest first) */
+        get: operations["listCampaignRuns"];
+        put?: never;
+        /**
+         * Launch a campaign: its run records its members and delivers each group to its destinations
+         * @description Refused with one 422 listing every reason at once: `errors.status` (the campaign is not active), `errors.dates` (today is outside its dates), `errors.validation_rules` (an attached active rule cannot be evaluated), `errors.destinations` (an active association that is not deliverable, or none). `{"dry_run": true}` computes everything (the counts included) and delivers nothing. Follow the run at the `location` answered.
+         */
+        post: operations["launchCampaignRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a campaign's schedule (404 without one) */
+        get: operations["getCampaignSchedule"];
+        /** Set a campaign's schedule: once (`at`) or by a cron expression in a time zone */
+        put: operations["putCampaignSchedule"];
+        post?: never;
+        /** Remove a campaign's schedule */
+        delete: operations["deleteCampaignSchedule"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1135,6 +1311,24 @@ export interface paths {
         put?: never;
         /** Create a campaign group */
         post: operations["createCampaignGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messaging-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the tenant's frequency caps */
+        get: operations["getMessagingLimits"];
+        /** Set the tenant's frequency caps (at most 10 rules, one per channel) */
+        put: operations["putMessagingLimits"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2127,6 +2321,8 @@ export interface components {
         CustomerErasureResponse: {
             /** @description Activity-log entries whose properties became {"erased": true} */
             activity_entries: number;
+            /** @description The customers' rows in campaign runs (membership, recipient rows, last records delivered), deleted */
+            campaign_rows_deleted: number;
             /** Format: date-time */
             completed_at: string | null;
             /** Format: date-time */
@@ -2307,6 +2503,27 @@ export interface components {
             /** @enum {string} */
             kind: "email" | "external_id";
             tenant_id: number;
+        };
+        DestinationCountsResponse: {
+            /** @description Records that add a customer (new to the association) */
+            add: number;
+            campaign_destination_id: number;
+            delivered: number;
+            destination_id: number;
+            /** @description Records that failed for good (POST .../retry queues them again) */
+            failed: number;
+            /** @description Records still to deliver */
+            pending: number;
+            /** @description Records the destination refused */
+            rejected: number;
+            /** @description Records that remove a customer no longer a member (sync `mirror`) */
+            remove: number;
+            /** @description Records not sent: unsubscribed, no address, cancelled */
+            skipped: number;
+            /** @description Members with nothing to send (already sent, or unchanged) */
+            unchanged: number;
+            /** @description Records that update a customer whose mapped data changed */
+            update: number;
         };
         DestinationCreatedResponse: {
             /**
@@ -2517,6 +2734,16 @@ export interface components {
             /** @description Where this page ended: always set, also on the last page and on an empty one; poll on from it. */
             next_cursor: string;
         };
+        ExcludedCountsResponse: {
+            /** @description Eligible customers over the tenant's frequency cap (messaging limits) */
+            capped: number;
+            /** @description Eligible customers who are not active */
+            inactive: number;
+            /** @description Eligible customers failing an attached active validation rule */
+            invalid: number;
+            /** @description Eligible customers whose e-mail address or external id an erasure suppressed */
+            suppressed: number;
+        };
         FieldDescriptor: {
             /** @example email */
             app_type: string | null;
@@ -2539,6 +2766,14 @@ export interface components {
              * @example ada@example.com
              */
             email: string;
+        };
+        GroupCountsResponse: {
+            /** @description Members left after the exclusions */
+            members: number;
+            name: string;
+            treatment_group_id: number;
+            /** @description `control` or `holdout` (any case): receives nothing, kept for results */
+            type: string;
         };
         HandoverAudience: {
             id: number;
@@ -2619,6 +2854,30 @@ export interface components {
             /** Format: date-time */
             updated_at: string | null;
         };
+        MessagingLimitsDto: {
+            /** @description At most 10 rules, one per channel */
+            rules: components["schemas"]["MessagingRuleDto"][];
+        };
+        MessagingLimitsResponse: {
+            rules: components["schemas"]["MessagingRuleResponse"][];
+        };
+        MessagingRuleDto: {
+            /**
+             * @description A destination type, or `any` (every delivery counts)
+             * @enum {string}
+             */
+            channel: "any" | "webhook" | "email" | "amqp" | "file";
+            /** @description Deliveries allowed in the window */
+            max: number;
+            /** @description The window, in days back from now */
+            per_days: number;
+        };
+        MessagingRuleResponse: {
+            /** @enum {string} */
+            channel: "any" | "webhook" | "email" | "amqp" | "file";
+            max: number;
+            per_days: number;
+        };
         PageMetaDto: {
             has_more: boolean;
             /** @example 25 */
@@ -2689,6 +2948,23 @@ export interface components {
             /** @description Jobs due that no instance holds */
             pending: number;
         };
+        RecipientResponse: {
+            /** @enum {string} */
+            action: "add" | "update" | "remove";
+            attempts: number;
+            campaign_destination_id: number;
+            customer_id: number;
+            /** Format: date-time */
+            delivered_at: string | null;
+            last_error: string | null;
+            /** @description Stable for the record (tenant, association, customer and the data’s checksum): a receiver drops a repeat by it */
+            message_id: string;
+            /** @description Why it was rejected, failed or skipped: `unsubscribed`, `no_address`, `cancelled`, or the receiver’s answer */
+            reason: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "rejected" | "failed" | "skipped";
+            treatment_group_id: number | null;
+        };
         RecordUsage: {
             /** @description Records the tenant holds now */
             count: number;
@@ -2743,6 +3019,98 @@ export interface components {
              *     ]
              */
             permissions: string[];
+        };
+        RunCountsResponse: {
+            /** @description Customers the campaign's audiences select (after segment_override) */
+            audience: number;
+            /** @description Members of the control and holdout groups (they receive nothing) */
+            control: number;
+            destinations: components["schemas"]["DestinationCountsResponse"][];
+            /** @description Those the allocation gives a treatment group */
+            eligible: number;
+            /** @description Taken out of the eligible ones, by reason */
+            excluded: components["schemas"]["ExcludedCountsResponse"];
+            groups: components["schemas"]["GroupCountsResponse"][];
+        };
+        RunFileResponse: {
+            bytes: number;
+            campaign_destination_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {string} */
+            format: "csv" | "ndjson";
+            /**
+             * @description Download it at `.../files/{name}`
+             * @example campaign-destination-3.csv
+             */
+            name: string;
+            /** @description Records in the file */
+            records: number;
+        };
+        RunLaunchDto: {
+            /** @description Compute everything (the members, the counts) and deliver nothing (default false) */
+            dry_run?: boolean;
+        };
+        RunResponse: {
+            campaign_id: number;
+            counts: components["schemas"]["RunCountsResponse"];
+            /** Format: date-time */
+            created_at: string | null;
+            dry_run: boolean;
+            /** @description Why a `failed` run stopped */
+            error: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            id: number;
+            /**
+             * Format: date-time
+             * @description The schedule's tick that started it (one run per tick); null for a manual run
+             */
+            scheduled_for: string | null;
+            /**
+             * Format: date-time
+             * @description When its members were recorded: the moment of assignment
+             */
+            snapshot_at: string | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /**
+             * @description `completed` also when some records were rejected or failed (the counts say so); `failed` when the run itself could not go on; `skipped`: a schedule tick while another run went on
+             * @enum {string}
+             */
+            status: "queued" | "running" | "paused" | "completed" | "failed" | "cancelled" | "skipped";
+            tenant_id: number;
+            /** @enum {string} */
+            trigger: "manual" | "schedule";
+        };
+        ScheduleDto: {
+            /**
+             * @description YYYY-MM-DD or an ISO 8601 date-time
+             * @example 2026-01-31
+             */
+            at?: string;
+            /**
+             * @description Run at every tick of this cron expression (five fields, or six with seconds); not with at
+             * @example 0 9 * * 1-5
+             */
+            cron?: string;
+            /**
+             * @description The cron expression's IANA time zone (default UTC)
+             * @example Europe/Amsterdam
+             */
+            timezone?: string;
+        };
+        ScheduleResponse: {
+            /** Format: date-time */
+            at: string | null;
+            campaign_id: number;
+            cron: string | null;
+            /**
+             * Format: date-time
+             * @description The next tick (null once a one-off schedule has run)
+             */
+            next_run_at: string | null;
+            timezone: string | null;
         };
         SchemaFailureBody: {
             /** @example 500 */
@@ -8755,6 +9123,1290 @@ export interface operations {
             };
         };
     };
+    getCampaignRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag(s) of a copy the client holds: 304 without a body while the record still has one of them. */
+                "If-None-Match"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Tag of the record as answered; changes whenever the record (or what it embeds) changes. */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RunResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the copy the client holds is current */
+            304: {
+                headers: {
+                    /** @description Tag of the record as answered; changes whenever the record (or what it embeds) changes. */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    cancelCampaignRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RunResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `campaigns.launch` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The run has ended */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listCampaignRunFiles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RunFileResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    downloadCampaignRunFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+                /** @description A file name as the list gives it */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, streamed */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description attachment; filename="<name>" */
+                    "content-disposition"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ErrorBodyDto"];
+                    "text/csv": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description No such run, or no such file of it */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    pauseCampaignRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RunResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `campaigns.launch` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The run has ended */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listCampaignRunRecipients: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 25) */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page */
+                cursor?: string;
+                /** @description `field` ascending, `-field` descending; default `-id` */
+                sort?: string;
+                /** @description Adds `meta.total` */
+                with_total?: boolean;
+                status?: "pending" | "delivered" | "rejected" | "failed" | "skipped";
+                /** @description Only this association’s recipients */
+                campaign_destination_id?: number | string;
+                /** @description Only this treatment group’s recipients */
+                treatment_group_id?: number | string;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RecipientResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    resumeCampaignRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RunResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `campaigns.launch` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The run is not paused */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    retryCampaignRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RunResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `campaigns.launch` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The run is not completed or failed, is a dry run, or another run of the campaign is going on */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     listCampaignAudiences: {
         parameters: {
             query?: {
@@ -12612,6 +14264,890 @@ export interface operations {
             };
             /** @description Unknown record, or one of another tenant */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    listCampaignRuns: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 25) */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page */
+                cursor?: string;
+                /** @description `field` ascending, `-field` descending; default `-id` */
+                sort?: string;
+                /** @description Adds `meta.total` */
+                with_total?: boolean;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["RunResponse"][];
+                        message: string;
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    launchCampaignRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1 to 255 printable ASCII characters, unique per caller. The first success answer is kept 24 hours; a repeat with the same key and request answers it again (with `idempotent-replayed: true`) and changes nothing. The same key with another request is a 422 on `Idempotency-Key`; a repeat while the first is still running is a 409. Error answers are not kept. */
+                "Idempotency-Key"?: string;
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunLaunchDto"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the run is queued */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    /** @description The run: `/api/campaign-runs/{id}` */
+                    location?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 202 */
+                        code: number;
+                        data: components["schemas"]["RunResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `campaigns.launch` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A run of this campaign is queued, running or paused: `{message, run_id}` */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        run_id: number | null;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body sent with a content type other than JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getCampaignSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["ScheduleResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    putCampaignSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["ScheduleResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `campaigns.launch` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body sent with a content type other than JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    deleteCampaignSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        /** @example null */
+                        data: Record<string, never> | null;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `campaigns.launch` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Refused: other records depend on this one */
+            409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -20607,6 +23143,340 @@ export interface operations {
             };
             /** @description A request with the same Idempotency-Key is still being processed */
             409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Body sent with a content type other than JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    getMessagingLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["MessagingLimitsResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description X-Tenant-ID (super-admin) names no tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    putMessagingLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessagingLimitsDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["MessagingLimitsResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.manage` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description X-Tenant-ID (super-admin) names no tenant */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -32,6 +32,9 @@ import { CUSTOMER_SURE_INPUT } from './modules/customer/bulk/customer-input.js';
 import { DELETION_EFFECTS, DeletionEffects, type DeletionEffect } from './common/resources/deletion-effects.js';
 import { CampaignKpi, CustomerGoal, TreatmentGroup } from './modules/marketing/entities/campaign-children.entity.js';
 import { CampaignValidationRule } from './modules/marketing/entities/campaign-validation-rule.entity.js';
+import { CampaignRun, CampaignSchedule } from './modules/runs/entities/campaign-run.entity.js';
+import { RunsModule } from './modules/runs/runs.module.js';
+import { CUSTOMER_RUN_TRACES } from './modules/runs/customer-run-traces.js';
 
 /** What a deleted campaign takes with it, in this order: the links first (a destination link names a treatment group). */
 const CAMPAIGN_CONTENTS = [
@@ -49,9 +52,18 @@ const CAMPAIGN_CONTENTS = [
  * Declared here, where every module is known: a module does not import the modules that build on it.
  */
 const DELETION_EFFECT_LIST: DeletionEffect[] = [
+  // A campaign whose run is going on is not deleted; its finished runs stay (GET /api/campaign-runs/{id}).
+  {
+    of: Campaign,
+    entity: CampaignRun,
+    column: 'active_campaign_id',
+    action: 'refuse',
+    message: 'A run of this campaign is going on: cancel it or let it finish first.',
+  },
   ...CAMPAIGN_CONTENTS.map((entity) => ({ of: Campaign, entity, column: 'campaign_id', action: 'remove' as const })),
   { of: TreatmentGroup, entity: CampaignDestination, column: 'treatment_group_id', action: 'clear' },
   { of: ValidationRule, entity: CampaignValidationRule, column: 'validation_rule_id', action: 'remove' },
+  { of: Campaign, entity: CampaignSchedule, column: 'campaign_id', action: 'remove' },
 ];
 
 /** The records a tenant's plan caps, by the name its limits give them (RecordCaps). */
@@ -63,7 +75,7 @@ const COUNTED_TABLE_LIST: CountedTable[] = [
 ];
 
 /** What modules above the customer module keep per customer, that an erasure deletes and a merge moves. */
-const CUSTOMER_TRACE_LIST: CustomerTraces[] = [CUSTOMER_EVENT_TRACES];
+const CUSTOMER_TRACE_LIST: CustomerTraces[] = [CUSTOMER_EVENT_TRACES, CUSTOMER_RUN_TRACES];
 
 /** Body DTOs with a quick check that the validation pipe trusts when it is sure (InputPipe). */
 const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT];
@@ -111,6 +123,7 @@ export class AppModule {
         EventsModule,
         WebhooksModule,
         PrivacyModule,
+        RunsModule,
       ],
     };
   }

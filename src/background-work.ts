@@ -16,6 +16,11 @@ import { WebhookFanout } from './modules/webhooks/delivery/webhook-fanout.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { TrackingRetention } from './modules/tracking/tracking-retention.js';
 import { TrackingModule } from './modules/tracking/tracking.module.js';
+import { CampaignSchedules } from './modules/runs/campaign-schedules.js';
+import { RunDestinations } from './modules/runs/run-destinations.js';
+import { RunQueue } from './modules/runs/run-queue.js';
+import { RunRetention } from './modules/runs/run-retention.js';
+import { RunsModule } from './modules/runs/runs.module.js';
 
 /**
  * Every queue of background work (docs/architecture.md#background-work). Each is a JobHandler with
@@ -33,6 +38,9 @@ import { TrackingModule } from './modules/tracking/tracking.module.js';
  * | destination-delivery | one batch of records → one destination | the destination | its concurrency and rate, across instances |
  * | destination-file-retention | file destinations' files past FILE_RETENTION_DAYS | - | recurring (1 h)          |
  * | customer-event-retention | tracked events past CUSTOMER_EVENT_RETENTION_DAYS | - | recurring (1 h)          |
+ * | campaign-run       | one campaign run, phase by phase | `plan:<tenant>` while planning | 2 per instance; one run of a tenant plans at a time |
+ * | campaign-schedule  | one schedule, due at its next tick | -           | 4 per instance                         |
+ * | campaign-run-retention | recipient rows past RUN_RETENTION_DAYS | -   | recurring (1 h)                        |
  */
 export const QUEUE_LIST: Type<JobHandler>[] = [
   ImportQueue,
@@ -44,18 +52,22 @@ export const QUEUE_LIST: Type<JobHandler>[] = [
   DestinationDeliveryQueue,
   FileRetention,
   TrackingRetention,
+  RunQueue,
+  CampaignSchedules,
+  RunRetention,
 ];
 
 /**
  * Where the batches of destination-delivery come from, and who records what became of their
- * records (docs/destinations.md#lanes): `records` carries them in the job. Campaign runs add theirs.
+ * records (docs/destinations.md#lanes): `records` carries them in the job; `run` loads a campaign
+ * run's recipient rows (docs/campaign-runs.md).
  */
-export const DELIVERY_SOURCE_LIST: Type<DeliverySource>[] = [InlineRecords];
+export const DELIVERY_SOURCE_LIST: Type<DeliverySource>[] = [InlineRecords, RunDestinations];
 
 /** The queues above and the runner of this instance. */
 @Global()
 @Module({
-  imports: [CustomerModule, WebhooksModule, DestinationModule, TrackingModule],
+  imports: [CustomerModule, WebhooksModule, DestinationModule, TrackingModule, RunsModule],
   providers: [
     { provide: JOB_HANDLERS, useFactory: (...handlers: JobHandler[]) => handlers, inject: QUEUE_LIST },
     { provide: DELIVERY_SOURCES, useFactory: (...sources: DeliverySource[]) => sources, inject: DELIVERY_SOURCE_LIST },

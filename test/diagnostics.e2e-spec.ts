@@ -69,6 +69,9 @@ describe('diagnostics', () => {
       const jobs = Object.fromEntries(
         [
           'customer-import',
+          'campaign-run',
+          'campaign-run-retention',
+          'campaign-schedule',
           'customer-erasure',
           'customer-event-retention',
           'webhook-fanout',

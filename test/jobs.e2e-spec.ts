@@ -209,6 +209,9 @@ describe('background jobs: claimed under a lease, fenced, retried, given back', 
     const idle = await health();
     expect(idle).toMatchObject({ status: 'ok' });
     expect(Object.keys(idle.jobs).sort()).toEqual([
+      'campaign-run',
+      'campaign-run-retention',
+      'campaign-schedule',
       'customer-erasure',
       'customer-event-retention',
       'customer-import',

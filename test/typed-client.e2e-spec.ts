@@ -126,6 +126,7 @@ describe('the typed client (client/: openapi-typescript + openapi-fetch)', () =>
       ok('Customers', await api.GET('/api/customers', { params: { query: { q: 'client' } } }));
       ok('Customer imports', await api.GET('/api/customers/imports'));
       ok('Customer events', await api.GET('/api/event-names'));
+      ok('Campaign runs', await api.GET('/api/messaging-limits'));
       ok('Admin: users', await api.GET('/api/admin/users'));
       ok('Admin: tenants', await api.GET('/api/admin/tenants'));
       ok('Admin: roles and permissions', await api.GET('/api/admin/roles'));

@@ -22,6 +22,14 @@ import { ColumnMetadata } from '../modules/diagnostics/entities/column-metadata.
 import { TableMetadata } from '../modules/diagnostics/entities/table-metadata.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from '../modules/webhooks/entities/webhook.entity.js';
 import { CustomerEvent, CustomerEventName } from '../modules/tracking/entities/customer-event.entity.js';
+import {
+  CampaignRun,
+  CampaignRunMember,
+  CampaignRunRecipient,
+  CampaignDeliveryState,
+  CampaignSchedule,
+  MessagingLimits,
+} from '../modules/runs/entities/campaign-run.entity.js';
 
 /** Every entity of the application, listed once for the data source. */
 export const ENTITIES = [
@@ -59,4 +67,10 @@ export const ENTITIES = [
   WebhookAttempt,
   CustomerEventName,
   CustomerEvent,
+  CampaignRun,
+  CampaignRunMember,
+  CampaignRunRecipient,
+  CampaignDeliveryState,
+  CampaignSchedule,
+  MessagingLimits,
 ];

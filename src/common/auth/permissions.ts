@@ -14,6 +14,7 @@ export const ALL_PERMISSIONS = [
   'events.view',
   ...viewManage('webhooks'),
   'mail.send',
+  'campaigns.launch',
 ] as const;
 
 export type PermissionName = (typeof ALL_PERMISSIONS)[number];
@@ -23,6 +24,6 @@ export const GUARD_NAME = 'api';
 export const ROLE_PERMISSIONS: Record<string, readonly string[]> = {
   'super-admin': ALL_PERMISSIONS,
   admin: ALL_PERMISSIONS.filter((p) => !p.startsWith('tenants.')),
-  manager: [...DOMAIN_PERMISSIONS, 'mail.send'],
+  manager: [...DOMAIN_PERMISSIONS, 'mail.send', 'campaigns.launch'],
   viewer: DOMAIN_VIEW_PERMISSIONS,
 };

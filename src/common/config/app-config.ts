@@ -54,6 +54,7 @@ export interface AppConfig {
   events: EventsConfig;
   webhooks: WebhooksConfig;
   erasures: ErasureConfig;
+  runs: RunsConfig;
   metrics: MetricsConfig;
   destinations: DestinationsConfig;
   tracking: TrackingConfig;
@@ -95,6 +96,16 @@ export interface TrackingConfig {
   retentionDays: number;
   /** Events deleted per transaction by the retention purge (short, so that writers never wait long). */
   purgeBatchRows: number;
+}
+
+/** Campaign runs (src/modules/runs). Only the retention is an environment variable. */
+export interface RunsConfig {
+  /** Whether this instance runs campaign runs' and schedules' jobs (every instance does; tests switch it off to drive one by hand). */
+  runner: boolean;
+  leaseMs: number;
+  pollMs: number;
+  /** RUN_RETENTION_DAYS: recipient rows of older runs are deleted, the newest per association and customer kept. */
+  retentionDays: number;
 }
 
 /** Erasure jobs (src/modules/customer/erasure). None of it is an environment variable. */
@@ -391,6 +402,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     events: { retentionDays: positiveInt(env, 'EVENT_RETENTION_DAYS', 30, 3650), background: true },
     erasures: { runner: true, leaseMs: 30_000, pollMs: 1_000, batchRows: 2_000, settleMs: 10_000 },
     tracking: { retentionDays: positiveInt(env, 'CUSTOMER_EVENT_RETENTION_DAYS', 395, 3650), purgeBatchRows: 2_000 },
+    runs: {
+      runner: true,
+      leaseMs: 60_000,
+      pollMs: 500,
+      retentionDays: positiveInt(env, 'RUN_RETENTION_DAYS', 90, 3650),
+    },
     webhooks: {
       allowedHosts: allowedHosts(env),
       retrySchedule: retrySchedule(env),

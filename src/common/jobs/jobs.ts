@@ -139,6 +139,45 @@ export class Jobs {
     ]);
   }
 
+  /** Holds a subject's waiting jobs (a run paused): not due until `letGoOfSubject`. Those in flight finish. */
+  async holdSubject(sql: Sql, queue: string, subjectId: number): Promise<number> {
+    const { affected } = await sql.run(
+      `UPDATE jobs SET run_at = ? WHERE queue = ? AND subject_id = ? AND run_at <> ?
+          AND (lease_expires_at IS NULL OR lease_expires_at < ?)`,
+      [HELD, queue, subjectId, HELD, Date.now()],
+    );
+    return affected;
+  }
+
+  /** Lets a subject's held jobs go: due now. */
+  async letGoOfSubject(sql: Sql, queue: string, subjectId: number): Promise<number> {
+    const { affected } = await sql.run('UPDATE jobs SET run_at = ? WHERE queue = ? AND subject_id = ? AND run_at = ?', [
+      Date.now(),
+      queue,
+      subjectId,
+      HELD,
+    ]);
+    return affected;
+  }
+
+  /** Removes a subject's jobs that no instance holds (a run cancelled): those in flight finish. */
+  async cancelWaiting(sql: Sql, queue: string, subjectId: number): Promise<number> {
+    const { affected } = await sql.run(
+      'DELETE FROM jobs WHERE queue = ? AND subject_id = ? AND (lease_expires_at IS NULL OR lease_expires_at < ?)',
+      [queue, subjectId, Date.now()],
+    );
+    return affected;
+  }
+
+  /** How many jobs of a queue a subject still has (waiting, held or in flight). */
+  async count(queue: string, subjectId: number): Promise<number> {
+    const [row] = await this.db.query<{ n: number | string }>(
+      'SELECT COUNT(*) AS n FROM jobs WHERE queue = ? AND subject_id = ?',
+      [queue, subjectId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /**
    * Makes a recurring job due now, unless it is running (a follower of the feed after a numbering
    * pass: one that is running goes on until it has caught up).

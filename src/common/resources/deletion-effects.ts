@@ -1,18 +1,19 @@
 import { Inject, Injectable, Optional, type Type } from '@nestjs/common';
+import { ApiException } from '../http/api-exception.js';
 import type { TenantOwnedEntity } from '../persistence/tenant-owned.entity.js';
 import type { TenantTx } from '../persistence/tables.js';
 
 /**
  * What the deletion of a record of one kind (`of`) does to the records of `entity` whose `column`
- * names it: `remove` them (a campaign's contents), or `clear` the column (a destination link of a
- * deleted treatment group keeps going without it).
+ * names it: `remove` them (a campaign's contents), `clear` the column (a destination link of a
+ * deleted treatment group keeps going without it), or `refuse` the deletion with a 409 saying
+ * `message` while one exists (a campaign whose run is going on).
  */
-export interface DeletionEffect {
+export type DeletionEffect = {
   of: Type<TenantOwnedEntity>;
   entity: Type<TenantOwnedEntity>;
   column: string;
-  action: 'remove' | 'clear';
-}
+} & ({ action: 'remove' | 'clear' } | { action: 'refuse'; message: string });
 
 /** The effects, declared once where every module is known: the composition root (src/app.module.ts). */
 export const DELETION_EFFECTS = Symbol('DELETION_EFFECTS');
@@ -31,7 +32,9 @@ export class DeletionEffects {
       if (effect.of !== of) continue;
       const table = tx.table(effect.entity);
       const rows = await table.findWhere({ [effect.column]: record.id });
-      if (effect.action === 'remove') for (const row of rows) await table.remove(row);
+      if (effect.action === 'refuse') {
+        if (rows.length) throw new ApiException(409, { message: effect.message });
+      } else if (effect.action === 'remove') for (const row of rows) await table.remove(row);
       else await table.updateMany(rows.map((row) => ({ existing: row, values: { [effect.column]: null } })));
     }
   }

@@ -19,6 +19,7 @@ import { CreateCustomerImportLanes1765300000000 } from './1765300000000-create-c
 import { CreateJobs1765400000000 } from './1765400000000-create-jobs.js';
 import { AddDestinationDelivery1765600000000 } from './1765600000000-add-destination-delivery.js';
 import { CreateCustomerEventTables1765650000000 } from './1765650000000-create-customer-event-tables.js';
+import { CreateCampaignRuns1765700000000 } from './1765700000000-create-campaign-runs.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   CreateJobs1765400000000,
   AddDestinationDelivery1765600000000,
   CreateCustomerEventTables1765650000000,
+  CreateCampaignRuns1765700000000,
 ];

@@ -35,6 +35,6 @@ import { TreatmentAssignmentsService } from './treatment-assignments.service.js'
     IdFloors,
     ScanSlots,
   ],
-  exports: [AudiencesService, TreatmentAssignmentsService],
+  exports: [AudiencesService, TreatmentAssignmentsService, CampaignDefinitions],
 })
 export class AudienceModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ValidationFailed } from '../../common/http/api-exception.js';
+import { ValidationFailed, type FieldErrors } from '../../common/http/api-exception.js';
 import type { Sql } from '../../common/persistence/sql.js';
 import type { TenantReads, TenantTx } from '../../common/persistence/tables.js';
 import type { UpsertOutcome, UpsertRow } from '../../common/persistence/upsert-plan.js';
@@ -18,8 +18,8 @@ import { SuppressionList, type SuppressibleValues } from './suppression/suppress
  *   the write records its change), an item of many alone;
  * - a merge's result is checked as a write of its values.
  *
- * Single writes (CustomersService), the batch, an import chunk, a merge and `POST /api/track` go
- * through here.
+ * Single writes (CustomersService), the batch, an import chunk, a merge, `POST /api/track` and a
+ * campaign run's snapshot (its suppressed members) go through here.
  */
 @Injectable()
 export class CustomerRules {
@@ -27,6 +27,14 @@ export class CustomerRules {
     private readonly suppressions: SuppressionList,
     private readonly caps: RecordCaps,
   ) {}
+
+  /**
+   * For each of many customers' values (a run's eligible members, set-based paths): the errors that
+   * refuse them, undefined when none does.
+   */
+  refusals(reads: TenantReads, values: readonly SuppressibleValues[]): Promise<(FieldErrors | undefined)[]> {
+    return this.suppressions.refusals(reads, values);
+  }
 
   /** One customer's values as written (a create, a PUT's values sent anew, a merge's result): 422 on a suppressed field. */
   async check(reads: TenantReads, values: SuppressibleValues): Promise<void> {

@@ -7,7 +7,7 @@ import type { TenantTx } from '../../common/persistence/tables.js';
  */
 export interface CustomerTraces {
   /** The erasure job's count of what it deleted (a column of customer_erasures). */
-  readonly erasureCount: 'customer_events_deleted';
+  readonly erasureCount: 'customer_events_deleted' | 'campaign_rows_deleted';
   /**
    * Deletes at most `limit` rows of the customers' traces in `tx` (one batch of the erasure job, a
    * short transaction); answers how many it deleted: fewer than `limit` when none are left.

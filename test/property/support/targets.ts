@@ -88,9 +88,9 @@ async function call(
 }
 
 /** POSTs through the API and answers the created record (anything but 201 throws). */
-export async function make(ctx: ApiContext, path: string, body: Body): Promise<Row> {
+export async function make(ctx: ApiContext, path: string, body: Body, status = 201): Promise<Row> {
   const res = await call(ctx, 'post', path, body);
-  if (res.status !== 201) throw new Error(`fixture POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== status) throw new Error(`fixture POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data as Row;
 }
 
@@ -577,6 +577,30 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
       anyBody: true,
     };
   },
+  launchCampaignRun: async (ctx) => {
+    const { campaign } = await runnableFileCampaign(ctx);
+    return { path: `/api/campaigns/${campaign.id}/runs`, list: `/api/campaigns/${campaign.id}/runs` };
+  },
+  pauseCampaignRun: async (ctx) => endedRunTarget(ctx, 'pause'),
+  resumeCampaignRun: async (ctx) => endedRunTarget(ctx, 'resume'),
+  cancelCampaignRun: async (ctx) => endedRunTarget(ctx, 'cancel'),
+  retryCampaignRun: async (ctx) => endedRunTarget(ctx, 'retry'),
+  putCampaignSchedule: async (ctx) => {
+    const { campaign } = await campaignTree(ctx);
+    return {
+      path: `/api/campaigns/${campaign.id}/schedule`,
+      list: `/api/campaigns/${campaign.id}/runs`,
+      hints: {
+        cron: ['0 9 * * 1-5', '*/5 * * * *'],
+        timezone: ['Europe/Amsterdam', 'UTC'],
+        at: ['2031-01-01T09:00:00Z'],
+      },
+    };
+  },
+  putMessagingLimits: async () => ({
+    path: '/api/messaging-limits',
+    choices: { 'rules.channel': ['email', 'any', 'webhook', 'file', 'amqp'] },
+  }),
   sendEmail: async (ctx) => {
     mkdirSync(join(ctx.storageDir, 'app', 'reports'), { recursive: true });
     writeFileSync(join(ctx.storageDir, 'app', 'reports', 'q1.txt'), 'Quarter one\n');
@@ -584,6 +608,37 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
     return { path: '/api/send-email', choices: { 'attachments.path': ['reports/q1.txt', 'logo.png'] } };
   },
 };
+
+/** An active campaign of today with a `file` destination (deliverable without a network). */
+async function runnableFileCampaign(ctx: ApiContext) {
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const program = await make(ctx, '/api/marketing-programs', planBody());
+  const group = await make(ctx, `/api/marketing-programs/${program.id}/campaign-groups`, planBody());
+  const campaign = await make(ctx, `/api/campaign-groups/${group.id}/campaigns`, {
+    ...campaignBody(),
+    status: 'active',
+    start_date: day(-1),
+    end_date: day(1),
+  });
+  const destination = await make(ctx, '/api/destinations', {
+    ...destinationBody(),
+    destination_type: 'file',
+    connection_details: '{"format":"ndjson"}',
+  });
+  await make(ctx, `/api/campaigns/${campaign.id}/destinations`, {
+    destination_id: destination.id,
+    attribute_mapping: '{"email":"email"}',
+  });
+  return { campaign };
+}
+
+/** A dry run that has ended, and the path of one of its controls (each answers 200 or 409 on it, never changing it). */
+async function endedRunTarget(ctx: ApiContext, control: string): Promise<Spec> {
+  const { campaign } = await runnableFileCampaign(ctx);
+  const run = await make(ctx, `/api/campaigns/${campaign.id}/runs`, { dry_run: true }, 202);
+  await jobEnded(ctx, `/api/campaign-runs/${run.id}`);
+  return { path: `/api/campaign-runs/${run.id}/${control}`, list: `/api/campaigns/${campaign.id}/runs` };
+}
 
 function tenantRead(ctx: ApiContext) {
   return (id: number) => getOne(ctx, `/api/admin/tenants/${id}`);

@@ -17,6 +17,10 @@ export class CustomerErasureResponse {
   late_arrivals: number;
   @ApiProperty({ description: "The customers' tracked events (`POST /api/track`), deleted" })
   customer_events_deleted: number;
+  @ApiProperty({
+    description: "The customers' rows in campaign runs (membership, recipient rows, last records delivered), deleted",
+  })
+  campaign_rows_deleted: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at: string | null;
 }
@@ -32,6 +36,7 @@ export const toCustomerErasureResponse = (job: CustomerErasure): CustomerErasure
   kept_answers: job.kept_answers,
   late_arrivals: job.late_arrivals,
   customer_events_deleted: job.customer_events_deleted,
+  campaign_rows_deleted: job.campaign_rows_deleted,
   created_at: toIso(job.created_at),
   completed_at: toIso(job.completed_at),
 });

@@ -50,6 +50,10 @@ export class CustomerErasure extends TenantOwnedEntity {
   @count()
   customer_events_deleted: number;
 
+  /** The customers' rows in campaign runs (membership, recipient rows, last records delivered), deleted. */
+  @count()
+  campaign_rows_deleted: number;
+
   @TimestampColumn()
   completed_at: Date | null;
 }

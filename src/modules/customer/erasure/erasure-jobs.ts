@@ -15,6 +15,7 @@ export const ERASURE_COUNTS = [
   'kept_answers',
   'late_arrivals',
   'customer_events_deleted',
+  'campaign_rows_deleted',
 ] as const;
 export type ErasureCounts = Partial<Record<(typeof ERASURE_COUNTS)[number], number>>;
 

@@ -31,6 +31,8 @@ export class DestinationDeliveries {
         queue: DESTINATION_QUEUE,
         lane: destinationLane(batch.destination_id),
         tenantId,
+        // A run's batches are its jobs: paused, resumed or cancelled with it (Jobs.holdSubject).
+        subjectId: batch.run_id ?? undefined,
         payload: batch,
         uniqueKey: `batch:${batch.batch_id}`,
       })),
