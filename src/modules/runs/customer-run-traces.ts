@@ -29,17 +29,18 @@ export const CUSTOMER_RUN_TRACES: CustomerTraces = {
 
   async erase(tx, customerIds, limit) {
     if (customerIds.length === 0) return 0;
+    let deleted = 0;
     for (const entity of RUN_ROWS) {
+      if (deleted >= limit) break;
       const table = tx.table(entity);
       const rows = await table.findBatch([inList(`${quote(table.spec.table)}.customer_id`, customerIds)], {
-        limit,
+        limit: limit - deleted,
         lock: true,
       });
-      if (rows.length === 0) continue;
       await table.removeMany(rows);
-      return rows.length;
+      deleted += rows.length;
     }
-    return 0;
+    return deleted;
   },
 
   async move(tx, sourceIds, survivorId) {
