@@ -889,7 +889,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a customer's personal data (GDPR Art. 17)
-         * @description Deletes the customer at once (`customer.deleted` with `reason: "erased"`; its activity entry says only `{"erased": true}`) and puts its e-mail address (without case) and external id on the suppression list, so that no create, batch or import brings them back. A job then scrubs what the service keeps about it and the customers merged into it: activity-log entries, change-feed events (tombstones), webhook payloads and answers, and answers kept for Idempotency-Key replays. Follow it at `GET /api/customers/erasures/{job_id}`.
+         * @description Deletes the customer at once (`customer.deleted` with `reason: "erased"`; its activity entry says only `{"erased": true}`) and puts its e-mail address (without case) and external id on the suppression list, so that no create, batch or import brings them back. A job then scrubs what the service keeps about it and the customers merged into it: activity-log entries, change-feed events (tombstones), webhook payloads and answers, answers kept for Idempotency-Key replays, tracked events, and rows of campaign runs (membership, recipient rows, the last record delivered). Follow it at `GET /api/customers/erasures/{job_id}`.
          */
         post: operations["eraseCustomer"];
         delete?: never;

@@ -1,4 +1,5 @@
 import { ADMIN, login } from './support/auth.js';
+import { ALL_PERMISSIONS } from '../src/common/auth/permissions.js';
 import { newTenant, newUser, seedUsers, type TestUser } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -280,7 +281,9 @@ describe('admin: users', () => {
         .get('/api/admin/permissions?limit=100')
         .set('Authorization', admin.token)
         .expect(200);
-      expect(permissions.body.data).toHaveLength(20);
+      expect((permissions.body.data as { name: string }[]).map((p) => p.name).sort()).toEqual(
+        [...ALL_PERMISSIONS].sort(),
+      );
     });
   });
 });

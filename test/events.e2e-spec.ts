@@ -22,6 +22,8 @@ import {
   type Row,
 } from './support/campaign-fixtures.js';
 import { newTenant, newUser } from './support/factories.js';
+import { newDeliveryDestination } from './support/destination-fixtures.js';
+import { launch, runnableDates } from './support/run-fixtures.js';
 import { goalBody, kpiBody, planBody, treatmentGroupBody, validationRuleBody } from './support/marketing-factories.js';
 import type { TestApp } from './support/test-app.js';
 
@@ -73,6 +75,8 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
         authAttemptsPerMinute: 100_000,
         // Webhooks to a name the operator allowed, which never resolves: their deliveries just fail.
         webhooks: { allowedHosts: 'hooks.invalid', worker: false },
+        // A run stays queued: its one update is the route's (a cancel), not the runner's progress.
+        runs: { runner: false },
       },
     });
     root = await login(t);
@@ -245,9 +249,35 @@ describe('listEvents, getEvent, listEventTypes: the change feed', () => {
       },
     };
 
+    /** A queued run of a campaign over nobody, to a file destination (the runner is off). */
+    const queuedRun = async () => {
+      const c = await newCampaign(admin, { status: 'active', ...runnableDates() });
+      const destination = await newDeliveryDestination(admin, 'file', { format: 'csv' });
+      await created(
+        admin.post(`/api/campaigns/${c.id}/destinations`, { destination_id: destination.id, attribute_mapping: '{}' }),
+      );
+      return launch(admin, c.id as number);
+    };
+
     /** The type's change, made after the head: the record's id and what its one event must show. */
     async function make(type: string): Promise<Made> {
       const [resource, action] = type.split('.');
+      if (resource === 'campaign_run') {
+        const before = action === 'created' ? await head() : undefined;
+        const run = await queuedRun();
+        if (before)
+          return { match: (e) => e.resource_id === run.id, expect: (e) => expect(e.data).toEqual(run), before };
+        const cursor = await head();
+        const cancelled = await dataOf(admin.post(`/api/campaign-runs/${run.id}/cancel`, {}));
+        return {
+          match: (e) => e.resource_id === run.id,
+          expect: (e) => {
+            expect(e.data).toEqual(cancelled);
+            expect(e.changes).toContain('status');
+          },
+          before: cursor,
+        };
+      }
       if (type === 'webhook.test' || type === 'webhook.disabled') {
         const webhook = await recordRoutes.webhook.create();
         const before = await head();

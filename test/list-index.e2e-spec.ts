@@ -237,6 +237,7 @@ describe('listTreatmentGroups: queries per list request (list index)', () => {
         imports: { runner: false },
         erasures: { runner: false },
         destinations: { worker: false },
+        runs: { runner: false },
       },
     });
     const root = await login(t);

@@ -56,6 +56,16 @@ describe('OpenAPI document', () => {
     expect(res.body).toEqual(JSON.parse(JSON.stringify(document)));
   });
 
+  it('declares every tag an operation uses, in the order the docs show them', () => {
+    const declared = (document.tags ?? []).map((tag) => tag.name);
+    const used = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? []),
+    );
+    expect([...new Set(used)].filter((tag) => !declared.includes(tag))).toEqual([]);
+    expect(declared.filter((tag) => !used.includes(tag))).toEqual([]);
+    expect(declared.at(-1)).toBe('Diagnostics');
+  });
+
   it('names every operation after its controller method, uniquely', () => {
     const ids = Object.values(document.paths).flatMap((item) =>
       Object.values(item as Record<string, Operation>).map((op) => op.operationId),
