@@ -39,6 +39,8 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '8' },
+    /** Writes the service's CPU profile (--cpu-prof) into this directory. */
+    profile: { type: 'string' },
   },
 });
 const SERVER = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -161,7 +163,10 @@ const launch = (service: ServiceUnderTest, campaignId: number) =>
 async function main(): Promise<void> {
   process.env.WEBHOOK_ALLOWED_HOSTS = '127.0.0.1';
   const receiver = await new Receiver().start();
-  const service = await startService({ server: SERVER });
+  const service = await startService({
+    server: SERVER,
+    ...(args.profile ? { nodeFlags: ['--cpu-prof'], profileDir: args.profile } : {}),
+  });
   try {
     await setPlanLimits(service);
     let started = performance.now();
