@@ -40,7 +40,10 @@ describe('graceful shutdown', () => {
     const exitCodes: number[] = [];
     const stopped = gracefulShutdown(t.app, { exit: (code) => exitCodes.push(code) })('SIGTERM');
 
-    await new Promise((r) => setTimeout(r, 50));
+    // Once the listening socket has closed (a turn or more: connections already queued are taken in
+    // first; on a loaded machine that may take longer than any fixed wait), a new connection is refused.
+    const server = t.app.getHttpServer() as { listening: boolean };
+    for (let waited = 0; server.listening && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
     const refused = await new Promise<string>((resolve) => {
       const probe = httpRequest({ port, host: '127.0.0.1', path: '/api/health' }, () => resolve('answered'));
       probe.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
