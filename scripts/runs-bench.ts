@@ -108,11 +108,20 @@ class Receiver {
 
 type Run = { id: number; status: string; counts: { destinations: { delivered: number; pending: number }[] } };
 
-/** Polls the run until it ends; samples the service's RSS meanwhile. */
+/** Polls the run until it ends; samples the service's RSS and prints each phase's seconds meanwhile. */
 async function untilEnded(service: ServiceUnderTest, runId: number, rss: number[]): Promise<Run> {
+  let phase = '';
+  let since = performance.now();
   for (;;) {
     const run = await call<Run>(service, 'GET', `/campaign-runs/${runId}`);
     rss.push(service.rssMb());
+    const [[now]] = (await service.sql('SELECT phase FROM campaign_runs WHERE id = ?', [runId])) as [
+      { phase: string }[],
+    ];
+    if (now.phase !== phase) {
+      if (phase) log(`    phase ${phase}: ${((performance.now() - since) / 1000).toFixed(1)} s`);
+      [phase, since] = [now.phase, performance.now()];
+    }
     if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
     await sleep(250);
   }
