@@ -35,7 +35,7 @@ const QUICK = {
 };
 
 /**
- * A restart in the middle of a run (docs/campaign-runs.md#exactly-once): a run of a few hundred
+ * A restart in the middle of a run (docs/campaign-runs.md#delivery-exactly-once-where-it-counts): a run of a few hundred
  * members delivers to a local receiver from another instance of the service (a child process);
  * the receiver answers the first requests, then holds those in flight, and the instance is killed
  * (SIGKILL). A new instance takes the run and its batches over once their leases have run out and
