@@ -1,10 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { JobRunner } from '../src/common/jobs/job-runner.js';
+import { HELD, Jobs } from '../src/common/jobs/jobs.js';
 import { Database } from '../src/common/persistence/database.js';
+import { DESTINATION_QUEUE } from '../src/modules/destination/delivery/delivery-batch.js';
+import { planLane, RUN_QUEUE } from '../src/modules/runs/run-queue-name.js';
 import { childInstance, killChildInstances } from './imports-support/imports.js';
 import { login } from './support/auth.js';
 import { newWorkspace, type Workspace } from './support/campaign-fixtures.js';
-import { eventually, Receiver, startDeliveryApp, type Any } from './support/destination-fixtures.js';
+import { eventually, Receiver, sleep, startDeliveryApp, type Any } from './support/destination-fixtures.js';
 import {
   launch,
   linkWebhook,
@@ -172,6 +176,66 @@ describe('campaign run taken over after kill -9', () => {
     expect(new Set(repeated)).toEqual(inFlight);
     expect(Math.max(...[...byMessage.values()].map((copies) => copies.length))).toBe(2);
     expect(records.length).toBe(receiving + inFlight.size);
+  });
+
+  it("a job whose outcome a crash lost does not run its successor's phase beside it", async () => {
+    const api = w.manager;
+    const domain = `${unique()}.example`;
+    await newCustomers(api, 40, domain);
+    const { campaign } = await runnableCampaign(api, domain, GROUPS);
+    const path = `/stale-${unique()}`;
+    const { destination } = await linkWebhook(api, campaign.id as number, receiver.url(path), { batch_size: 10 });
+    const run = await launch(api, campaign.id as number);
+    const runId = run.id as number;
+    // This process runs the run's jobs by hand, one at a time.
+    const runner = t.app.get(JobRunner);
+    const [launched] = await db.query<{ lane: string; tenant_id: number | string; payload: unknown }>(
+      'SELECT lane, tenant_id, payload FROM jobs WHERE queue = ? AND subject_id = ?',
+      [RUN_QUEUE, runId],
+    );
+    // The launch's job records the members, then hands the run to a job of the tenant's plan lane.
+    expect(await runner.runOnce(RUN_QUEUE)).toEqual({ status: 'done', note: 'planning next' });
+    // A crash between that hand-over's commit and the settlement of the job's outcome leaves the job
+    // as it was queued, due again once its lease has run out: here it is back, and the only one due.
+    await t.app.get(Jobs).enqueue(undefined, [
+      {
+        queue: RUN_QUEUE,
+        lane: launched.lane,
+        tenantId: Number(launched.tenant_id),
+        subjectId: runId,
+        payload: typeof launched.payload === 'string' ? JSON.parse(launched.payload) : (launched.payload ?? undefined),
+      },
+    ]);
+    const planning = [HELD, RUN_QUEUE, runId, planLane(w.tenantId)];
+    await db.run('UPDATE jobs SET run_at = ? WHERE queue = ? AND subject_id = ? AND lane = ?', planning);
+    expect(await runner.runOnce(RUN_QUEUE)).toMatchObject({ status: 'done' });
+    // It left the run to its successor: nothing planned outside the plan lane.
+    const [left] = await db.query<{ phase: string }>('SELECT phase FROM campaign_runs WHERE id = ?', [runId]);
+    expect(left.phase).toBe('plan');
+    expect(await statuses(runId)).toEqual({});
+
+    // The successor plans; the run delivers and completes, each record once.
+    await db.run('UPDATE jobs SET run_at = ? WHERE queue = ? AND subject_id = ? AND lane = ?', [
+      Date.now(),
+      ...planning.slice(1),
+    ]);
+    await eventually(async () => {
+      await runner.runOnce(RUN_QUEUE);
+      while ((await runner.runOnce(DESTINATION_QUEUE)) !== undefined);
+      const [row] = await db.query<{ phase: string }>('SELECT phase FROM campaign_runs WHERE id = ?', [runId]);
+      if (row.phase !== 'done') await sleep(100);
+      return row.phase === 'done' ? true : undefined;
+    }, 30_000);
+    const ended = await runWhen(api, runId);
+    expect(ended.status).toBe('completed');
+    const receiving = (ended.counts as Any).destinations[0].add as number;
+    expect(ended.counts).toMatchObject({ destinations: [{ delivered: receiving, pending: 0 }] });
+    const recipients = await recipientsOf(api, runId);
+    expect(recipients).toHaveLength(receiving);
+    expect(new Set(recipients.map((r) => r.customer_id)).size).toBe(receiving);
+    const records = recordsOf(receiver.on(path), destination.signing_secret as string);
+    expect(records.map((r) => r.message_id).sort()).toEqual(recipients.map((r) => r.message_id).sort());
+    expect(await db.query('SELECT id FROM jobs WHERE queue = ? AND subject_id = ?', [RUN_QUEUE, runId])).toEqual([]);
   });
 
   /** The run's recipients by status, read from the database. */
