@@ -8,8 +8,8 @@ import { loadConfig, type AppConfig } from '../../src/common/config/app-config.j
 import { JobRunner } from '../../src/common/jobs/job-runner.js';
 import { childInstance, killChildInstances } from '../imports-support/imports.js';
 import { login } from '../support/auth.js';
-import { newWorkspace, type Client, type Workspace } from '../support/campaign-fixtures.js';
-import { Receiver, type Any } from '../support/destination-fixtures.js';
+import { dataOf, newWorkspace, type Client, type Row, type Workspace } from '../support/campaign-fixtures.js';
+import { Receiver, sleep, type Any } from '../support/destination-fixtures.js';
 import { GaleraCluster } from '../support/galera-cluster.js';
 import {
   launch,
@@ -47,8 +47,9 @@ const QUICK = {
 /**
  * Campaign runs on a throw-away Galera cluster (docs/campaign-runs.md), one instance of the service
  * per node, each with the whole cluster in its DATABASE_URL (its own node first): a run delivered
- * by two instances that both run the run queue and the destination lanes, and a run whose instance
- * is killed (kill -9) mid-delivery, taken over by an instance on another node. Each member is
+ * by two instances that both run the run queue and the destination lanes, one run per schedule tick
+ * across both, frequency caps exact under two campaigns launched through both at once, and a run
+ * whose instance is killed (kill -9) mid-delivery, taken over by an instance on another node. Each member is
  * delivered once (one recipient row, delivered), the receiver sees every member's record under its
  * message id, repeats only with the same id, and the counts add up.
  */
@@ -172,6 +173,73 @@ describe('campaign runs on a Galera cluster', () => {
     expect([...repeated]).toEqual([]);
     figures.twoInstances = { members: MEMBERS, requests: receiver.on(path).length };
   }, 180_000);
+
+  it('starts exactly one run per tick across the two instances, and records a skipped run while one is going on', async () => {
+    const api = through(0);
+    const domain = `${unique()}.example`;
+    await newCustomers(api, 4, domain);
+    const { campaign } = await runnableCampaign(api, domain, GROUPS);
+    const path = `/ticks-${unique()}`;
+    receiver.hold(path);
+    await linkWebhook(api, campaign.id as number, receiver.url(path));
+    // Every second (six fields: seconds first); both instances run the schedules' queue.
+    await dataOf(api.put(`/api/campaigns/${campaign.id}/schedule`, { cron: '* * * * * *' }));
+    await sleep(4_500);
+    await dataOf(through(1).delete(`/api/campaigns/${campaign.id}/schedule`));
+    receiver.release(path);
+    const runs = (await dataOf(through(1).get(`/api/campaigns/${campaign.id}/runs`, { limit: 100 }))) as Row[];
+    expect(new Set(runs.map((run) => run.scheduled_for)).size).toBe(runs.length);
+    // The first tick's run holds its delivery on the receiver: every later tick is skipped.
+    const started = runs.filter((run) => run.status !== 'skipped');
+    expect(started).toHaveLength(1);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    expect(runs.every((run) => run.trigger === 'schedule')).toBe(true);
+    expect((await runWhen(api, started[0].id as number, ['completed', 'failed', 'cancelled'], 60_000)).status).toBe(
+      'completed',
+    );
+    figures.ticks = { runs: runs.length };
+  }, 120_000);
+
+  it('caps exactly when two campaigns are launched at once through instances on two nodes', async () => {
+    const api = through(0);
+    const domain = `${unique()}.example`;
+    const N = 30;
+    await newCustomers(api, N, domain);
+    const all = [{ name: 'All', type: 'treatment', allocation_percentage: 100 }];
+    const one = await runnableCampaign(api, domain, all);
+    const two = await runnableCampaign(api, domain, all);
+    const path = `/capped-${unique()}`;
+    const hooks = [
+      await linkWebhook(api, one.campaign.id as number, receiver.url(path)),
+      await linkWebhook(api, two.campaign.id as number, receiver.url(path)),
+    ];
+    await dataOf(api.put('/api/messaging-limits', { rules: [{ channel: 'webhook', max: 1, per_days: 7 }] }));
+    try {
+      const [a, b] = await Promise.all([
+        launch(through(0), one.campaign.id as number),
+        launch(through(1), two.campaign.id as number),
+      ]);
+      const ended = ['completed', 'failed', 'cancelled'];
+      const [doneA, doneB] = [
+        await runWhen(api, a.id as number, ended, 60_000),
+        await runWhen(api, b.id as number, ended, 60_000),
+      ];
+      const counts = [doneA.counts as Any, doneB.counts as Any];
+      expect(counts[0].excluded.capped + counts[1].excluded.capped).toBe(N);
+      expect(counts[0].destinations[0].delivered + counts[1].destinations[0].delivered).toBe(N);
+      const records = hooks.flatMap(({ destination }) =>
+        recordsOf(
+          receiver.on(path).filter((r) => JSON.parse(r.body).destination_id === destination.id),
+          destination.signing_secret as string,
+        ),
+      );
+      // Each customer received one delivery in all.
+      expect(records).toHaveLength(N);
+      expect(new Set(records.map((r) => r.customer_id)).size).toBe(N);
+    } finally {
+      await dataOf(api.put('/api/messaging-limits', { rules: [] }));
+    }
+  }, 120_000);
 
   it('completes a run whose instance was killed (kill -9) mid-delivery on an instance of another node', async () => {
     const MEMBERS = 300;
