@@ -6,10 +6,12 @@ import request from 'supertest';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
 import { JobRunner } from '../../src/common/jobs/job-runner.js';
+import { HELD } from '../../src/common/jobs/jobs.js';
+import { DESTINATION_QUEUE } from '../../src/modules/destination/delivery/delivery-batch.js';
 import { childInstance, killChildInstances } from '../imports-support/imports.js';
 import { login } from '../support/auth.js';
 import { dataOf, newWorkspace, type Client, type Row, type Workspace } from '../support/campaign-fixtures.js';
-import { Receiver, sleep, type Any } from '../support/destination-fixtures.js';
+import { eventually, Receiver, sleep, type Any } from '../support/destination-fixtures.js';
 import { GaleraCluster } from '../support/galera-cluster.js';
 import {
   launch,
@@ -48,7 +50,8 @@ const QUICK = {
  * Campaign runs on a throw-away Galera cluster (docs/campaign-runs.md), one instance of the service
  * per node, each with the whole cluster in its DATABASE_URL (its own node first): a run delivered
  * by two instances that both run the run queue and the destination lanes, one run per schedule tick
- * across both, frequency caps exact under two campaigns launched through both at once, and a run
+ * across both, frequency caps exact under two campaigns launched through both at once, pause,
+ * resume and cancel through one node while the other delivers, and a run
  * whose instance is killed (kill -9) mid-delivery, taken over by an instance on another node. Each member is
  * delivered once (one recipient row, delivered), the receiver sees every member's record under its
  * message id, repeats only with the same id, and the counts add up.
@@ -99,6 +102,18 @@ describe('campaign runs on a Galera cluster', () => {
     await cluster?.stop();
     log(`figures: ${JSON.stringify(figures)}`);
   }, 120_000);
+
+  /** A node's own view, straight from the node (reads wait for what the cluster committed). */
+  const onNode = async <T>(node: number, sql: string, params: unknown[] = []): Promise<T[]> => {
+    const conn = await cluster.connect(node, DB);
+    try {
+      await conn.query('SET SESSION wsrep_sync_wait = 1');
+      const [rows] = await conn.query(sql, params);
+      return rows as T[];
+    } finally {
+      await conn.end();
+    }
+  };
 
   /** The workspace's manager through instance `i`. */
   const through = (i: number): Client => {
@@ -239,6 +254,70 @@ describe('campaign runs on a Galera cluster', () => {
     } finally {
       await dataOf(api.put('/api/messaging-limits', { rules: [] }));
     }
+  }, 120_000);
+
+  it('pauses through one node and resumes through the other: the batch in flight ends, the rest waits held, then each member once', async () => {
+    const api = through(0);
+    const domain = `${unique()}.example`;
+    await newCustomers(api, 40, domain);
+    const { campaign } = await runnableCampaign(api, domain, [
+      { name: 'All', type: 'treatment', allocation_percentage: 100 },
+    ]);
+    const path = `/pause-${unique()}`;
+    receiver.hold(path);
+    const { destination } = await linkWebhook(api, campaign.id as number, receiver.url(path), {
+      batch_size: 5,
+      concurrency: 1,
+    });
+    const run = await launch(api, campaign.id as number);
+    await receiver.until(path, 1, 60_000);
+    expect((await dataOf(through(1).post(`/api/campaign-runs/${run.id}/pause`, {}))).status).toBe('paused');
+    receiver.release(path);
+    // The batch in flight is recorded; every other batch of the run waits, held, and none is leased.
+    await eventually(async () => {
+      const delivered = await recipientsOf(api, run.id as number, { status: 'delivered' });
+      return delivered.length === 5 ? true : undefined;
+    }, 60_000);
+    const waiting = await onNode<{ run_at: number | string; lease_owner: string | null }>(
+      2,
+      'SELECT run_at, lease_owner FROM jobs WHERE queue = ? AND subject_id = ?',
+      [DESTINATION_QUEUE, run.id],
+    );
+    expect(waiting).toHaveLength(7);
+    expect(waiting.every((job) => Number(job.run_at) === HELD && job.lease_owner === null)).toBe(true);
+    expect(receiver.on(path)).toHaveLength(1);
+    expect((await dataOf(through(1).get(`/api/campaign-runs/${run.id}`))).status).toBe('paused');
+    expect((await through(1).post(`/api/campaign-runs/${run.id}/resume`, {})).status).toBe(200);
+    const done = await runWhen(api, run.id as number, ['completed', 'failed', 'cancelled'], 60_000);
+    expect(done.status).toBe('completed');
+    const records = recordsOf(receiver.on(path), destination.signing_secret as string);
+    expect(records).toHaveLength(40);
+    expect(new Set(records.map((r) => r.customer_id)).size).toBe(40);
+  }, 120_000);
+
+  it('cancels through one node while the other delivers: the batch in flight is recorded, the rest skipped', async () => {
+    const api = through(0);
+    const domain = `${unique()}.example`;
+    await newCustomers(api, 30, domain);
+    const { campaign } = await runnableCampaign(api, domain, [
+      { name: 'All', type: 'treatment', allocation_percentage: 100 },
+    ]);
+    const path = `/cancel-${unique()}`;
+    receiver.hold(path);
+    await linkWebhook(api, campaign.id as number, receiver.url(path), { batch_size: 10, concurrency: 1 });
+    const run = await launch(api, campaign.id as number);
+    await receiver.until(path, 1, 60_000);
+    expect((await dataOf(through(1).post(`/api/campaign-runs/${run.id}/cancel`, {}))).status).toBe('cancelled');
+    receiver.release(path);
+    const ended = await eventually(async () => {
+      const current = await dataOf(api.get(`/api/campaign-runs/${run.id}`));
+      return current.finished_at ? current : undefined;
+    }, 60_000);
+    expect(ended.status).toBe('cancelled');
+    expect((ended.counts as Any).destinations[0]).toMatchObject({ delivered: 10, skipped: 20, pending: 0 });
+    const skipped = await recipientsOf(through(1), run.id as number, { status: 'skipped' });
+    expect(skipped.every((r) => r.reason === 'cancelled')).toBe(true);
+    expect(receiver.on(path)).toHaveLength(1);
   }, 120_000);
 
   it('completes a run whose instance was killed (kill -9) mid-delivery on an instance of another node', async () => {
