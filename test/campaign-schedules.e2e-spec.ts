@@ -6,6 +6,7 @@ import {
   Receiver,
   sleep,
   startDeliveryApp,
+  status,
   type Any,
 } from './support/destination-fixtures.js';
 import {
@@ -285,6 +286,42 @@ describe('campaign schedules, frequency caps and files', () => {
       }
       expect((await other.manager.get(`/api/campaign-runs/${run.id}/files`)).status).toBe(404);
       expect((await other.manager.get(`/api/campaign-runs/${run.id}/files/${files[0].name}`)).status).toBe(404);
+    });
+
+    it("keeps a file written before when the run's deliver phase runs again (a retry of a webhook's failed records)", async () => {
+      const api = w.manager;
+      const domain = `${unique()}.example`;
+      await newCustomers(api, 8, domain);
+      const { campaign } = await runnableCampaign(api, domain, ALL);
+      const file = await newDeliveryDestination(api, 'file', { format: 'ndjson' });
+      const link = await created(
+        api.post(`/api/campaigns/${campaign.id}/destinations`, {
+          destination_id: file.id,
+          attribute_mapping: JSON.stringify({ email: 'email' }),
+        }),
+      );
+      // The webhook fails for good (four 503s: its schedule spent), then answers 200.
+      const path = `/fails-${unique()}`;
+      receiver.answer(path, ...Array.from({ length: 4 }, () => status(503, 'busy')));
+      const { association: hook } = await linkWebhook(api, campaign.id, receiver.url(path));
+      const run = await launch(api, campaign.id);
+      const done = await runWhen(api, run.id as number);
+      const byLink = (counts: Any, id: unknown) =>
+        (counts.destinations as Any[]).find((d) => d.campaign_destination_id === id);
+      expect(byLink(done.counts, link.id)).toMatchObject({ add: 8, delivered: 8 });
+      expect(byLink(done.counts, hook.id)).toMatchObject({ failed: 8, delivered: 0 });
+      const name = `campaign-destination-${link.id}.ndjson`;
+      const before = (await api.get(`/api/campaign-runs/${run.id}/files/${name}`)).text as string;
+      expect(before.trim().split('\n')).toHaveLength(8);
+
+      await dataOf(api.post(`/api/campaign-runs/${run.id}/retry`, {}));
+      const again = await runWhen(api, run.id as number);
+      expect(byLink(again.counts, hook.id)).toMatchObject({ failed: 0, delivered: 8 });
+      expect(byLink(again.counts, link.id)).toMatchObject({ add: 8, delivered: 8 });
+      // The file still holds the 8 records it was written with.
+      const files = await dataOf(api.get(`/api/campaign-runs/${run.id}/files`));
+      expect(files).toEqual([expect.objectContaining({ name, records: 8 })]);
+      expect((await api.get(`/api/campaign-runs/${run.id}/files/${name}`)).text).toBe(before);
     });
   });
 });

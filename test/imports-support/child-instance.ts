@@ -4,8 +4,10 @@ import { loadConfig, type AppConfig } from '../../src/common/config/app-config.j
 
 /**
  * Another instance of the service in its own process, running import jobs only (the e2e tests kill
- * it with SIGKILL mid-job), or delivering webhooks. It exits when its stdin ends. Environment as for
- * the service, plus CHILD_IMPORTS (JSON, ImportConfig) and CHILD_WEBHOOKS (JSON, WebhooksConfig).
+ * it with SIGKILL mid-job), delivering webhooks, or running campaign runs and their deliveries. It
+ * exits when its stdin ends. Environment as for the service, plus CHILD_IMPORTS (JSON, ImportConfig),
+ * CHILD_WEBHOOKS (JSON, WebhooksConfig), CHILD_RUNS (JSON, RunsConfig) and CHILD_DESTINATIONS (JSON,
+ * DestinationsConfig).
  */
 async function main(): Promise<void> {
   const loaded = loadConfig();
@@ -13,6 +15,8 @@ async function main(): Promise<void> {
     ...loaded,
     imports: { ...loaded.imports, ...JSON.parse(process.env.CHILD_IMPORTS ?? '{}') },
     webhooks: { ...loaded.webhooks, ...JSON.parse(process.env.CHILD_WEBHOOKS ?? '{}') },
+    runs: { ...loaded.runs, ...JSON.parse(process.env.CHILD_RUNS ?? '{}') },
+    destinations: { ...loaded.destinations, ...JSON.parse(process.env.CHILD_DESTINATIONS ?? '{}') },
   };
   await createApp(config);
   // Alive until it is killed, or until the process that started it is gone: its stdin (a pipe from

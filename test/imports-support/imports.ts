@@ -4,7 +4,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
-import type { ImportConfig, WebhooksConfig } from '../../src/common/config/app-config.js';
+import type {
+  DestinationsConfig,
+  ImportConfig,
+  RunsConfig,
+  WebhooksConfig,
+} from '../../src/common/config/app-config.js';
 import type { Workspace } from '../support/campaign-fixtures.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -134,6 +139,7 @@ export async function childInstance(
   t: TestApp,
   imports: Partial<ImportConfig>,
   webhooks: Partial<WebhooksConfig> = {},
+  more: { runs?: Partial<RunsConfig>; destinations?: Partial<DestinationsConfig> } = {},
 ): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
@@ -148,6 +154,8 @@ export async function childInstance(
         LOG_LEVEL: process.env.CHILD_LOG_LEVEL ?? 'silent',
         CHILD_IMPORTS: JSON.stringify(imports),
         CHILD_WEBHOOKS: JSON.stringify(webhooks),
+        CHILD_RUNS: JSON.stringify(more.runs ?? {}),
+        CHILD_DESTINATIONS: JSON.stringify(more.destinations ?? {}),
         WEBHOOK_ALLOWED_HOSTS: t.config.webhooks.allowedHosts,
       },
       // stdin: the child exits when this pipe closes, so it never outlives this process.

@@ -21,7 +21,7 @@ import {
   type RunTrigger,
 } from './entities/campaign-run.entity.js';
 import { emptyCounts } from './run-counts.js';
-import { RUN_QUEUE } from './run-queue-name.js';
+import { RUN_QUEUE, type RunJobPayload } from './run-queue-name.js';
 import { campaignRefusals } from './run-readiness.js';
 import { RunDestinations } from './run-destinations.js';
 
@@ -76,7 +76,10 @@ export class CampaignRunsService {
           progress: null,
           created_by: auth.user.id || null,
         });
-        await this.jobs.enqueue(bookkeeping, [{ queue: RUN_QUEUE, tenantId: auth.tenantId, subjectId: run.id }]);
+        const payload: RunJobPayload = { phase: 'snapshot' };
+        await this.jobs.enqueue(bookkeeping, [
+          { queue: RUN_QUEUE, tenantId: auth.tenantId, subjectId: run.id, payload },
+        ]);
         const answer = toRunResponse(run);
         await tx.keepAnswer(answer);
         return answer;
@@ -143,7 +146,8 @@ export class CampaignRunsService {
         active_campaign_id: run.campaign_id,
         finished_at: null,
       });
-      await this.jobs.enqueue(bookkeeping, [{ queue: RUN_QUEUE, tenantId: run.tenant_id, subjectId: run.id }]);
+      const payload: RunJobPayload = { phase: 'deliver' };
+      await this.jobs.enqueue(bookkeeping, [{ queue: RUN_QUEUE, tenantId: run.tenant_id, subjectId: run.id, payload }]);
       const answer = toRunResponse(updated!);
       await tx.keepAnswer(answer);
       return answer;

@@ -292,6 +292,8 @@ export class RunDestinations implements DeliverySource {
       const { links } = await this.links(reads, run.campaign_id, {});
       for (const link of links.filter((l) => l.config.type === 'file')) {
         if (context.shouldStop()) return 1;
+        // Written before (a crash before the batches were queued, a retry): its file stays as it is.
+        if (await this.written(reads, run, link)) continue;
         await this.writeFile(run, link, context);
       }
       await this.queueBatches(
@@ -336,6 +338,22 @@ export class RunDestinations implements DeliverySource {
     });
     run.progress = 1;
     this.deliveries.nudge();
+  }
+
+  /**
+   * Whether a `file` association's file was written in this run: its records are marked delivered in
+   * one transaction once the file is complete, so a phase that runs again leaves that file alone
+   * rather than writing it anew with the records still pending (none).
+   */
+  private async written(reads: TenantReads, run: CampaignRun, link: Link): Promise<boolean> {
+    const recipients = reads.table(CampaignRunRecipient);
+    const scope = recipients.scope('r');
+    const [row] = await reads.select<{ id: number | string }>(
+      `SELECT r.id FROM ${quote(recipients.spec.table)} r
+        WHERE r.run_id = ? AND r.campaign_destination_id = ? AND r.status = 'delivered' AND ${scope.sql} LIMIT 1`,
+      [run.id, link.association.id, ...scope.params],
+    );
+    return row !== undefined;
   }
 
   /** A `file` association: one file of its records (`all`: every member's; `changes`: this run's), written page by page. */

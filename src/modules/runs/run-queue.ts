@@ -16,7 +16,7 @@ import { wholeSecondNow } from '../../common/persistence/columns.js';
 import { CampaignRun, type RunPhase, type RunStatus } from './entities/campaign-run.entity.js';
 import { runAuth } from './run-auth.js';
 import { RunDestinations } from './run-destinations.js';
-import { PLAN_LANE_PREFIX, planLane, RUN_QUEUE } from './run-queue-name.js';
+import { PHASES_OF_JOB, PLAN_LANE_PREFIX, planLane, RUN_QUEUE, type RunJobPayload } from './run-queue-name.js';
 import { RunSnapshot } from './run-snapshot.js';
 import { SERVICE_RETRIES } from '../../common/jobs/retry-schedule.js';
 
@@ -66,6 +66,12 @@ export class RunQueue implements JobHandler {
   async run(job: Job, context: JobContext): Promise<JobOutcome> {
     const run = await this.read(job);
     if (!run || run.phase === 'done') return { status: 'done', note: 'ended already' };
+    // A job of an earlier phase whose outcome a crash lost: the job it handed the run to goes on.
+    // (A job queued before jobs said their phase runs whatever phase the run is in.)
+    const queuedFor = (job.payload as RunJobPayload | null)?.phase;
+    if (queuedFor !== undefined && !PHASES_OF_JOB[queuedFor].includes(run.phase)) {
+      return { status: 'done', note: `handed over: the run is in phase ${run.phase}` };
+    }
     for (;;) {
       const held = await this.statusCheck(run, context);
       if (held) return held;
@@ -141,12 +147,14 @@ export class RunQueue implements JobHandler {
     });
   }
 
+  /** The run's next phase; with a lane, run by a new job of that lane (this one ends). */
   private async moveTo(run: CampaignRun, phase: RunPhase, context: JobContext, lane?: string): Promise<void> {
     await this.tables.writeWithBookkeeping(runAuth(run), async (tx, sql) => {
       await context.fence(sql);
       await sql.run('UPDATE campaign_runs SET phase = ?, progress = NULL WHERE id = ?', [phase, run.id]);
       if (lane !== undefined) {
-        await this.jobs.enqueue(sql, [{ queue: RUN_QUEUE, lane, tenantId: run.tenant_id, subjectId: run.id }]);
+        const payload: RunJobPayload = { phase: phase as RunJobPayload['phase'] };
+        await this.jobs.enqueue(sql, [{ queue: RUN_QUEUE, lane, tenantId: run.tenant_id, subjectId: run.id, payload }]);
       }
     });
     run.phase = phase;
