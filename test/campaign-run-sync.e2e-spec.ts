@@ -166,9 +166,7 @@ describe('campaign runs across runs and customers', () => {
         is_active: true,
       }),
     );
-    const attached = await created(
-      api.post(`/api/campaigns/${campaign.id}/validation-rules`, { validation_rule_id: rule.id }),
-    );
+    await created(api.post(`/api/campaigns/${campaign.id}/validation-rules`, { validation_rule_id: rule.id }));
     // Ages 15, 17, 19, 21, 23, 25: two under 18.
     const adults = await runEnded(api, (await launch(api, campaign.id, { dry_run: true })).id as number);
     expect((adults.counts as Any).excluded).toMatchObject({ invalid: 2 });
