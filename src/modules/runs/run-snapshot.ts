@@ -13,6 +13,7 @@ import type { TreatmentGroup } from '../marketing/entities/campaign-children.ent
 import { CampaignRun, CampaignRunMember, EXCLUSIONS, type Exclusion } from './entities/campaign-run.entity.js';
 import { emptyCounts, receivesNothing, type RunCounts } from './run-counts.js';
 import { runAuth } from './run-auth.js';
+import { readTenantState } from '../../common/usage/tenant-limits.js';
 import { ruleCondition } from './validation-rule-filter.js';
 import { activeValidationRules } from './run-readiness.js';
 
@@ -64,6 +65,12 @@ export class RunSnapshot {
   async suppress(run: CampaignRun, context: JobContext): Promise<boolean> {
     const auth = runAuth(run);
     const reads = this.tables.read(auth);
+    // A tenant that never listed a value has nothing to suppress: no need to hash every member.
+    const tenant = await readTenantState(
+      { query: (statement, params) => reads.select(statement, params) },
+      run.tenant_id,
+    );
+    if (tenant?.suppressionsListed === 0) return true;
     const [customers, members] = [reads.table(Customer), reads.table(CampaignRunMember)];
     const [cs, ms] = [customers.scope('c'), members.scope('m')];
     for (let after = Number(run.progress ?? 0); ;) {

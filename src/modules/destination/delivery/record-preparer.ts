@@ -52,11 +52,17 @@ export class RecordPreparer {
         skipped.push({ customer_id: customer.id, reason: 'unsubscribed' });
         continue;
       }
+      // The unsubscribe link (an HMAC) is made when a mapping or template reads it, not for every record.
+      const link = { address: customer.email, url: undefined as string | null | undefined };
+      const unsubscribeUrl = () =>
+        link.url === undefined ? (link.url = this.unsubscribeUrl(input.tenantId, customer.id, link.address)) : link.url;
       const scope: MappingScope = {
         customer: customerScope(customer),
         campaign: input.campaign,
         treatment_group: recipient.treatment_group,
-        unsubscribe_url: this.unsubscribeUrl(input.tenantId, customer.id, customer.email),
+        get unsubscribe_url() {
+          return unsubscribeUrl();
+        },
       };
       let data: Record<string, unknown>;
       try {
@@ -73,7 +79,7 @@ export class RecordPreparer {
           continue;
         }
         // The link names the address the message goes to.
-        scope.unsubscribe_url = this.unsubscribeUrl(input.tenantId, customer.id, to);
+        [link.address, link.url] = [to, undefined];
       }
       records.push({
         message_id: recipient.message_id ?? messageIdOf(input.tenantId, input.campaignDestinationId, customer.id, data),
