@@ -18,6 +18,7 @@ import {
   runnableCampaign,
   runWhen,
   unique,
+  VARIANTS_AND_CONTROL,
 } from './support/run-fixtures.js';
 import type { TestApp } from './support/test-app.js';
 
@@ -27,11 +28,6 @@ const BATCH = 10;
 const ANSWERED = 6;
 /** The lane's concurrency: this many requests are in flight (unanswered) when the instance is killed. */
 const CONCURRENCY = 2;
-const GROUPS = [
-  { name: 'Variant A', type: 'treatment', allocation_percentage: 45 },
-  { name: 'Variant B', type: 'treatment', allocation_percentage: 45 },
-  { name: 'Control', type: 'control', allocation_percentage: 10 },
-];
 /** Short leases, so that the run and its batches are taken over soon after the kill. */
 const QUICK = {
   runs: { runner: true, leaseMs: 1_500, pollMs: 50 },
@@ -72,7 +68,7 @@ describe('campaign run taken over after kill -9', () => {
     const api = w.manager;
     const domain = `${unique()}.example`;
     const ids = await newCustomers(api, MEMBERS, domain);
-    const { campaign } = await runnableCampaign(api, domain, GROUPS);
+    const { campaign } = await runnableCampaign(api, domain, VARIANTS_AND_CONTROL);
     const path = `/takeover-${unique()}`;
     const held: ServerResponse[] = [];
     const ok = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200).end('ok');
@@ -182,7 +178,7 @@ describe('campaign run taken over after kill -9', () => {
     const api = w.manager;
     const domain = `${unique()}.example`;
     await newCustomers(api, 40, domain);
-    const { campaign } = await runnableCampaign(api, domain, GROUPS);
+    const { campaign } = await runnableCampaign(api, domain, VARIANTS_AND_CONTROL);
     const path = `/stale-${unique()}`;
     const { destination } = await linkWebhook(api, campaign.id as number, receiver.url(path), { batch_size: 10 });
     const run = await launch(api, campaign.id as number);

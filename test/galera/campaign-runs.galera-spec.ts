@@ -22,6 +22,7 @@ import {
   runnableCampaign,
   runWhen,
   unique,
+  VARIANTS_AND_CONTROL,
 } from '../support/run-fixtures.js';
 import type { TestApp } from '../support/test-app.js';
 
@@ -35,11 +36,6 @@ process.env.DESTINATION_SECRET_KEY ??= 'galera-test-destination-key-0123456789';
 
 const DB = 'runs';
 const log = (line: string) => process.stdout.write(`[galera runs] ${line}\n`);
-const GROUPS = [
-  { name: 'Variant A', type: 'treatment', allocation_percentage: 45 },
-  { name: 'Variant B', type: 'treatment', allocation_percentage: 45 },
-  { name: 'Control', type: 'control', allocation_percentage: 10 },
-];
 /** Short leases, so that a killed instance's run and batches are taken over soon. */
 const QUICK = {
   runs: { runner: true, leaseMs: 2_000, pollMs: 50 },
@@ -134,7 +130,7 @@ describe('campaign runs on a Galera cluster', () => {
     const api = through(0);
     const domain = `${unique()}.example`;
     await newCustomers(api, members, domain);
-    const { campaign } = await runnableCampaign(api, domain, GROUPS);
+    const { campaign } = await runnableCampaign(api, domain, VARIANTS_AND_CONTROL);
     const { destination } = await linkWebhook(api, campaign.id as number, receiver.url(path), {
       batch_size: 10,
       concurrency,
@@ -193,7 +189,7 @@ describe('campaign runs on a Galera cluster', () => {
     const api = through(0);
     const domain = `${unique()}.example`;
     await newCustomers(api, 4, domain);
-    const { campaign } = await runnableCampaign(api, domain, GROUPS);
+    const { campaign } = await runnableCampaign(api, domain, VARIANTS_AND_CONTROL);
     const path = `/ticks-${unique()}`;
     receiver.hold(path);
     await linkWebhook(api, campaign.id as number, receiver.url(path));

@@ -9,6 +9,13 @@ export const runnableDates = () => ({
   end_date: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
 });
 
+/** Two treatment groups of 45 % and a control group of 10 %. */
+export const VARIANTS_AND_CONTROL = [
+  { name: 'Variant A', type: 'treatment', allocation_percentage: 45 },
+  { name: 'Variant B', type: 'treatment', allocation_percentage: 45 },
+  { name: 'Control', type: 'control', allocation_percentage: 10 },
+];
+
 /** `n` customers through the batch, e-mail addresses under `domain` (one audience selects them). */
 export async function newCustomers(api: Client, n: number, domain: string, extra: (i: number) => Body = () => ({})) {
   const items = Array.from({ length: n }, (_, i) => ({
