@@ -20,6 +20,7 @@ import { CreateJobs1765400000000 } from './1765400000000-create-jobs.js';
 import { AddDestinationDelivery1765600000000 } from './1765600000000-add-destination-delivery.js';
 import { CreateCustomerEventTables1765650000000 } from './1765650000000-create-customer-event-tables.js';
 import { CreateCampaignRuns1765700000000 } from './1765700000000-create-campaign-runs.js';
+import { AddCampaignResultsFields1765800000000 } from './1765800000000-add-campaign-results-fields.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   AddDestinationDelivery1765600000000,
   CreateCustomerEventTables1765650000000,
   CreateCampaignRuns1765700000000,
+  AddCampaignResultsFields1765800000000,
 ];
