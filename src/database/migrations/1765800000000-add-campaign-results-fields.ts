@@ -9,14 +9,25 @@ const COLUMNS: [string, string, string, string][] = [
   ['campaign_kpis', 'goal_id', 'BIGINT UNSIGNED NULL', 'BIGINT NULL'],
 ];
 
-const RECIPIENTS_INDEX = 'campaign_run_recipients_run_customer_index';
+/**
+ * What the results read of a run, from indexes alone (each covers its statement's columns): the
+ * members of a run with their group, and each member's first delivery.
+ */
+const INDEXES: [table: string, name: string, columns: string][] = [
+  ['campaign_run_members', 'campaign_run_members_results_index', 'tenant_id, run_id, customer_id, treatment_group_id'],
+  [
+    'campaign_run_recipients',
+    'campaign_run_recipients_results_index',
+    'tenant_id, run_id, customer_id, status, delivered_at',
+  ],
+];
 
 /**
  * Campaign results (issue 45, docs/campaign-results.md): a customer goal may be measured by events
  * (`event`; its property conditions as JSON array text in `conditions`, the API's `where`, a word
  * SQL reserves), within `window_days` of the delivery, summing `value_property`; a KPI may name the
- * goal it is measured on (`goal_id`). The recipients gain an index by run and customer: the results
- * read each member's first delivery in its run from the index alone.
+ * goal it is measured on (`goal_id`). The members and recipients gain an index each by tenant, run
+ * and customer (INDEXES).
  *
  * Plain ALTERs: TypeORM's SQLite addColumn rebuilds the table from a schema it read before the
  * sort-key migration's own ALTERs, and would drop the name_key columns (as 1765600000000 says).
@@ -29,16 +40,14 @@ export class AddCampaignResultsFields1765800000000 implements MigrationInterface
     for (const [table, column, mysqlType, sqliteType] of COLUMNS) {
       await queryRunner.query(`ALTER TABLE ${table} ADD COLUMN ${column} ${mysql ? mysqlType : sqliteType}`);
     }
-    await queryRunner.query(
-      `CREATE INDEX ${RECIPIENTS_INDEX} ON campaign_run_recipients (run_id, customer_id, status, delivered_at)`,
-    );
+    for (const [table, name, columns] of INDEXES)
+      await queryRunner.query(`CREATE INDEX ${name} ON ${table} (${columns})`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const mysql = queryRunner.connection.driver.options.type === 'mysql';
-    await queryRunner.query(
-      mysql ? `DROP INDEX ${RECIPIENTS_INDEX} ON campaign_run_recipients` : `DROP INDEX ${RECIPIENTS_INDEX}`,
-    );
+    for (const [table, name] of INDEXES)
+      await queryRunner.query(mysql ? `DROP INDEX ${name} ON ${table}` : `DROP INDEX ${name}`);
     for (const [table, column] of [...COLUMNS].reverse()) {
       await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN ${column}`);
     }

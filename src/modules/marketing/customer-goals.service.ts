@@ -28,11 +28,7 @@ export class CustomerGoalsService extends ResourceService<CustomerGoal, Customer
         validation_rule_id: optional(dto.validation_rule_id, existing?.validation_rule_id, null),
         event: optional(dto.event, existing?.event, null),
         conditions: optional(
-          dto.where === undefined
-            ? undefined
-            : dto.where === null || dto.where.length === 0
-              ? null
-              : JSON.stringify(dto.where),
+          dto.where === undefined || dto.where === null ? dto.where : JSON.stringify(dto.where),
           existing?.conditions,
           null,
         ),

@@ -45,12 +45,16 @@ async function tallyCampaign(
 ): Promise<CampaignTallies> {
   const groups = await reads.table(TreatmentGroup).findWhere({ campaign_id: campaignId });
   const measured = runs ?? (await measuredRuns(reads, campaignId));
-  const members = await tallyGroups(reads, measured, groups, only);
-  const tallies = new Map<number, Map<number, GoalTally>>();
-  for (const goal of goals) {
+  // One statement per goal and one for the members, side by side on the pool (SQLite takes them in turn).
+  const measurable = goals.flatMap((goal) => {
     const measure = eventMeasure(goal);
-    if (measure) tallies.set(goal.id, await tallyGoal(reads, measured, groups, only, measure));
-  }
+    return measure ? [{ goal, measure }] : [];
+  });
+  const [members, ...goalTallies] = await Promise.all([
+    tallyGroups(reads, measured, groups, only),
+    ...measurable.map(({ measure }) => tallyGoal(reads, measured, groups, only, measure)),
+  ]);
+  const tallies = new Map(measurable.map(({ goal }, i) => [goal.id, goalTallies[i]]));
   return { groups, members, goals: tallies };
 }
 
