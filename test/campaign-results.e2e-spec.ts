@@ -401,5 +401,23 @@ describe('campaign results', () => {
     const list = await dataOf(api.get(kpisPath));
     expect(list.find((k: Row) => k.id === conversions.id)).toMatchObject({ measured_value: want.purchase.converted });
     expect(list.find((k: Row) => k.id === other.id)).toMatchObject({ measured_value: null, measured_at: null });
+
+    // A KPI whose goal is deleted is measured on nothing.
+    const spare = await created(
+      api.post(`/api/campaigns/${campaign.id}/customer-goals`, {
+        name: 'Spare',
+        goal_type: 'x',
+        target_value: 1,
+        event: 'purchase',
+      }),
+    );
+    const onSpare = await kpi({ kpi_type: 'conversions', goal_id: spare.id });
+    expect(onSpare.measured_value).toEqual(expect.any(Number));
+    expect((await api.delete(`/api/customer-goals/${spare.id}`)).status).toBe(200);
+    expect(await dataOf(api.get(`/api/campaign-kpis/${onSpare.id}`))).toMatchObject({
+      goal_id: null,
+      measured_value: null,
+      measured_at: null,
+    });
   });
 });

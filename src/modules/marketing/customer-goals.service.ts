@@ -3,6 +3,7 @@ import { ValidationFailed, type FieldErrors } from '../../common/http/api-except
 import { decimal, optional } from '../../common/resources/dto-values.js';
 import { ResourceService } from '../../common/resources/resource.service.js';
 import { Tables } from '../../common/persistence/tables.js';
+import { DeletionEffects } from '../../common/resources/deletion-effects.js';
 import { ValidationRule } from '../validation/entities/validation-rule.entity.js';
 import { DEFAULT_WINDOW_DAYS, VALUE_PROPERTY_PATTERN, type CustomerGoalDto } from './dto/campaign-children.dto.js';
 import { toCustomerGoalResponse, type CustomerGoalResponse } from './dto/marketing.responses.js';
@@ -13,7 +14,11 @@ import { childColumns, NAMED_SORTS } from './plan-columns.js';
 
 @Injectable()
 export class CustomerGoalsService extends ResourceService<CustomerGoal, CustomerGoalDto, CustomerGoalResponse> {
-  constructor(tables: Tables, @Optional() @Inject(GOAL_MEASURES) measures: GoalMeasures | null = null) {
+  constructor(
+    tables: Tables,
+    effects: DeletionEffects,
+    @Optional() @Inject(GOAL_MEASURES) measures: GoalMeasures | null = null,
+  ) {
     super(tables, {
       entity: CustomerGoal,
       resource: 'customer_goal',
@@ -36,6 +41,8 @@ export class CustomerGoalsService extends ResourceService<CustomerGoal, Customer
         value_property: optional(dto.value_property, existing?.value_property, null),
       }),
       toResponse: toCustomerGoalResponse,
+      // The KPIs measured on it are measured on nothing (src/app.module.ts).
+      beforeDelete: (goal, tx) => effects.apply(CustomerGoal, goal, tx),
       validate: async (dto, { tx, existing }) => {
         const errors: FieldErrors = {};
         const event = optional(dto.event, existing?.event, null);
