@@ -979,7 +979,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A customer's timeline: record changes and tracked events, newest first */
+        /** A customer's timeline: record changes, tracked events and conversions on campaign goals, newest first */
         get: operations["getCustomerTimeline"];
         put?: never;
         post?: never;
@@ -3369,14 +3369,14 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Its id in its own API: a change's change-feed id (`evt_12`, `GET /api/events/{id}`), an event's id (`GET /api/customer-events/{id}`)
+             * @description Its id in its own API: a change's change-feed id (`evt_12`, `GET /api/events/{id}`), an event's id (`GET /api/customer-events/{id}`); a conversion's converting event's id
              * @example 42
              */
             id: number | string;
             /** @enum {string} */
-            kind: "change" | "event";
+            kind: "change" | "event" | "conversion";
             /**
-             * @description A change's event type (`customer.updated`), an event's name
+             * @description A change's event type (`customer.updated`), an event's name, a conversion's goal name
              * @example purchase
              */
             type: string;
@@ -19096,7 +19096,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `meta.next_cursor` of the previous page */
                 cursor?: string;
-                /** @description Only these kinds, a comma list of: change, event */
+                /** @description Only these kinds, a comma list of: change, event, conversion */
                 kinds?: string;
             };
             header?: {

@@ -37,6 +37,8 @@ import { RunsModule } from './modules/runs/runs.module.js';
 import { CUSTOMER_RUN_TRACES } from './modules/runs/customer-run-traces.js';
 import { ResultsModule } from './modules/results/results.module.js';
 import { RESULTS_GOAL_MEASURES } from './modules/results/campaign-results.js';
+import { CONVERSION_TIMELINE } from './modules/results/conversion-timeline.js';
+import { TIMELINE_SOURCES } from './modules/tracking/timeline/timeline-source.js';
 import { GOAL_MEASURES } from './modules/marketing/goal-measures.js';
 
 /** What a deleted campaign takes with it, in this order: the links first (a destination link names a treatment group). */
@@ -100,8 +102,10 @@ const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT
     { provide: CUSTOMER_TRACES, useValue: CUSTOMER_TRACE_LIST },
     // Goals checked with the rule grammar, KPIs measured: from the results module, above marketing.
     { provide: GOAL_MEASURES, useValue: RESULTS_GOAL_MEASURES },
+    // The timeline's kinds kept above the tracking module: conversions (campaign results).
+    { provide: TIMELINE_SOURCES, useValue: [CONVERSION_TIMELINE] },
   ],
-  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS, CUSTOMER_TRACES, GOAL_MEASURES],
+  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS, CUSTOMER_TRACES, GOAL_MEASURES, TIMELINE_SOURCES],
 })
 export class CrossModuleRulesModule {}
 

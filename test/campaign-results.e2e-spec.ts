@@ -250,6 +250,44 @@ describe('campaign results', () => {
     expect(JSON.stringify(answer)).not.toMatch(/NaN|Infinity/);
   });
 
+  it("puts each conversion on the customer's timeline, at the converting event's timestamp", async () => {
+    const api = w.manager;
+    for (const m of members.slice(0, 10)) {
+      const items = (await dataOf(
+        api.get(`/api/customers/${m.customer}/timeline`, { kinds: 'conversion', limit: 100 }),
+      )) as Any[];
+      const want: Any[] = [];
+      const purchase = plannedEvents(m).find(
+        (e) =>
+          e.event === 'purchase' &&
+          e.at > m.start &&
+          e.at <= m.start + 3 * DAY &&
+          typeof e.properties?.amount === 'number' &&
+          (e.properties.amount as number) >= 10,
+      );
+      const signup = plannedEvents(m).find((e) => e.event === 'signup' && e.at > m.start && e.at <= m.start + DAY);
+      if (purchase) want.push({ goal: goals.purchase, at: purchase.at });
+      if (signup) want.push({ goal: goals.signup, at: signup.at });
+      want.sort((a, b) => b.at - a.at || b.goal.id - a.goal.id);
+      expect(items).toEqual(
+        want.map(({ goal, at }) => ({
+          at: new Date(at).toISOString(),
+          kind: 'conversion',
+          type: goal.name,
+          id: expect.any(Number),
+          data: {
+            campaign_id: campaign.id,
+            goal_id: goal.id,
+            event: goal.event,
+            event_id: expect.any(Number),
+            run_id: m.run,
+            treatment_group_id: m.group,
+          },
+        })),
+      );
+    }
+  });
+
   it('narrows to a goal or a run; the correction stays over every pair', async () => {
     const api = w.manager;
     const whole: Any = await dataOf(api.get(`/api/campaigns/${campaign.id}/results`));

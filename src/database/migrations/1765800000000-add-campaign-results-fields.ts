@@ -11,10 +11,12 @@ const COLUMNS: [string, string, string, string][] = [
 
 /**
  * What the results read of a run, from indexes alone (each covers its statement's columns): the
- * members of a run with their group, and each member's first delivery.
+ * members of a run with their group, and each member's first delivery; and a customer's memberships.
  */
 const INDEXES: [table: string, name: string, columns: string][] = [
   ['campaign_run_members', 'campaign_run_members_results_index', 'tenant_id, run_id, customer_id, treatment_group_id'],
+  // A customer's memberships: its conversions on the timeline, an erasure of its run rows.
+  ['campaign_run_members', 'campaign_run_members_customer_index', 'tenant_id, customer_id, run_id'],
   [
     'campaign_run_recipients',
     'campaign_run_recipients_results_index',
