@@ -637,6 +637,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/campaigns/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A campaign's results: conversions per treatment group and goal against the control, sample-ratio check, measured KPIs */
+        get: operations["getCampaignResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns/{id}/runs": {
         parameters: {
             query?: never;
@@ -962,7 +979,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A customer's timeline: record changes and tracked events, newest first */
+        /** A customer's timeline: record changes, tracked events and conversions on campaign goals, newest first */
         get: operations["getCustomerTimeline"];
         put?: never;
         post?: never;
@@ -2090,6 +2107,8 @@ export interface components {
             /** @example 250 */
             actual_value?: number;
             description?: string | null;
+            /** @description A customer goal of the same campaign: the KPI is measured on it (kpi_type `conversions`, `conversion_rate`, `value`) */
+            goal_id?: (number | null) | string;
             /** @example conversion */
             kpi_type: string;
             name: string;
@@ -2102,8 +2121,17 @@ export interface components {
             /** Format: date-time */
             created_at: string | null;
             description: string | null;
+            /** @description The goal of the same campaign it is measured on */
+            goal_id: number | null;
             id: number;
             kpi_type: string;
+            /**
+             * Format: date-time
+             * @description When measured_value was computed
+             */
+            readonly measured_at: string | null;
+            /** @description Measured over the campaign's non-control members (kpi_type `conversions`, `conversion_rate` (0-1) and `value` with a `goal_id`; `delivered`); null for other KPIs. `actual_value` stays what the client sent. */
+            readonly measured_value: number | null;
             name: string;
             target_value: number;
             tenant_id: number;
@@ -2133,6 +2161,16 @@ export interface components {
             tenant_id: number;
             /** Format: date-time */
             updated_at: string | null;
+        };
+        CampaignResultsResponse: {
+            /**
+             * Format: date-time
+             * @description The moment the numbers are exact at
+             */
+            computed_at: string;
+            goals: components["schemas"]["GoalResultResponse"][];
+            kpis: components["schemas"]["KpiResultResponse"][];
+            srm: components["schemas"]["SrmResponse"];
         };
         CampaignValidationRuleDto: {
             /**
@@ -2376,6 +2414,11 @@ export interface components {
         };
         CustomerGoalDto: {
             description?: string | null;
+            /**
+             * @description An event name: the goal is measured by the tracked events of this name (docs/campaign-results.md)
+             * @example purchase
+             */
+            event?: string | null;
             /** @example purchase */
             goal_type: string;
             name: string;
@@ -2383,12 +2426,26 @@ export interface components {
             target_value: number;
             /** @description A live validation rule of the same tenant */
             validation_rule_id?: (number | null) | string;
+            /**
+             * @description A numeric property of the goal's events, summed as its value (`revenue`, `order.total`)
+             * @example revenue
+             */
+            value_property?: string | null;
+            /** @description Conditions on the event's properties, each `{field: 'properties.<path>', operator, value}` as in the behaviour rules; an event counts when it matches every one */
+            where?: components["schemas"]["PropertyConditionResponse"][] | null;
+            /**
+             * @description Days after the delivery a conversion still counts (default 3)
+             * @example 3
+             */
+            window_days?: number;
         };
         CustomerGoalResponse: {
             campaign_id: number;
             /** Format: date-time */
             created_at: string | null;
             description: string | null;
+            /** @description Measured by events of this name */
+            event: string | null;
             goal_type: string;
             id: number;
             name: string;
@@ -2397,6 +2454,11 @@ export interface components {
             /** Format: date-time */
             updated_at: string | null;
             validation_rule_id: number | null;
+            /** @example revenue */
+            value_property: string | null;
+            where: components["schemas"]["PropertyConditionResponse"][] | null;
+            /** @example 3 */
+            window_days: number;
         };
         CustomerHandoverResponse: {
             /** @description Every activity-log entry about the customer, oldest first, as `GET /api/admin/activity-log` answers it */
@@ -2767,6 +2829,15 @@ export interface components {
              */
             email: string;
         };
+        GoalResultResponse: {
+            goal_id: number;
+            groups: components["schemas"]["GroupResultResponse"][];
+            /** @description False for a goal without an event: nothing is measured (groups is empty) */
+            measurable: boolean;
+            name: string;
+            /** @example 3 */
+            window_days: number;
+        };
         GroupCountsResponse: {
             /** @description Members left after the exclusions */
             members: number;
@@ -2774,6 +2845,37 @@ export interface components {
             treatment_group_id: number;
             /** @description `control` or `holdout` (any case): receives nothing, kept for results */
             type: string;
+        };
+        GroupResultResponse: {
+            /** @description Members who converted on the goal, once each */
+            converted: number;
+            /** @description Members the campaign was delivered to (0 for the control) */
+            delivered: number;
+            /** @description Customers of this group in the campaign (in its first run that included them) */
+            members: number;
+            name: string;
+            /**
+             * @description converted / members
+             * @example 0.11
+             */
+            rate: number;
+            /**
+             * @description Wilson 95 % interval of the rate (null without members)
+             * @example [
+             *       0.104,
+             *       0.1163
+             *     ]
+             */
+            rate_ci: number[] | null;
+            treatment_group_id: number;
+            /** @example treatment */
+            type: string;
+            /** @description value_sum / members */
+            value_per_member: number;
+            /** @description The goal's value_property summed over the matching events inside the windows */
+            value_sum: number;
+            /** @description Null for the control, without one, and when this group or the control has no members */
+            vs_control: components["schemas"]["VsControlResponse"] | null;
         };
         HandoverAudience: {
             id: number;
@@ -2811,6 +2913,16 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "degraded";
+        };
+        KpiResultResponse: {
+            kpi_id: number;
+            kpi_type: string;
+            /** @description Over the non-control members; null for a KPI that is not measured */
+            measured_value: number | null;
+            name: string;
+            /** @description measured_value >= target_value; null when not measured */
+            on_track: boolean | null;
+            target_value: number;
         };
         LoginDto: {
             /**
@@ -2938,6 +3050,20 @@ export interface components {
             operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between" | "exists" | "not_exists" | "within_last_days";
             /**
              * @description As the value of a condition on an attribute
+             * @example 100
+             */
+            value?: string | number | boolean | (string | number | boolean)[];
+        };
+        PropertyConditionResponse: {
+            /** @example properties.amount */
+            field: string;
+            /**
+             * @description An operator of `attributes.<key>` conditions
+             * @example gte
+             */
+            operator: string;
+            /**
+             * @description As the value of a condition on an attribute (ignored by exists and not_exists)
              * @example 100
              */
             value?: string | number | boolean | (string | number | boolean)[];
@@ -3161,6 +3287,12 @@ export interface components {
             /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
             signing_secret: string;
         };
+        SrmResponse: {
+            /** @description p_value below 0.001: the split is broken, do not read the rest */
+            mismatch: boolean;
+            /** @description Chi-squared goodness of fit of the groups' members against their allocation (0 % groups left out) */
+            p_value: number | null;
+        };
         SubAudienceResponse: {
             audience_id: number;
             campaign_id: number;
@@ -3237,14 +3369,14 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Its id in its own API: a change's change-feed id (`evt_12`, `GET /api/events/{id}`), an event's id (`GET /api/customer-events/{id}`)
+             * @description Its id in its own API: a change's change-feed id (`evt_12`, `GET /api/events/{id}`), an event's id (`GET /api/customer-events/{id}`); a conversion's converting event's id
              * @example 42
              */
             id: number | string;
             /** @enum {string} */
-            kind: "change" | "event";
+            kind: "change" | "event" | "conversion";
             /**
-             * @description A change's event type (`customer.updated`), an event's name
+             * @description A change's event type (`customer.updated`), an event's name, a conversion's goal name
              * @example purchase
              */
             type: string;
@@ -3477,6 +3609,27 @@ export interface components {
             tenant_id: number;
             /** Format: date-time */
             updated_at: string | null;
+        };
+        VsControlResponse: {
+            /**
+             * @description This group's rate minus the control's
+             * @example 0.01
+             */
+            absolute_lift: number;
+            /** @description Two-sided pooled two-proportion z test against the control, uncorrected */
+            p_value: number;
+            /** @description absolute_lift / the control's rate (null when that is 0) */
+            relative_lift: number | null;
+            /**
+             * @description Delta-method 95 % interval of the relative lift
+             * @example [
+             *       0.104,
+             *       0.1163
+             *     ]
+             */
+            relative_lift_ci: number[] | null;
+            /** @description Below 0.05 after Benjamini-Hochberg over every measurable (goal, group) pair */
+            significant: boolean;
         };
         WebhookAttemptResponse: {
             /** Format: date-time */
@@ -14331,6 +14484,163 @@ export interface operations {
             };
         };
     };
+    getCampaignResults: {
+        parameters: {
+            query?: {
+                /** @description Only this goal of the campaign */
+                goal_id?: number | string;
+                /** @description Only this run of the campaign: the members whose first run of the campaign it is */
+                run_id?: number | string;
+            };
+            header?: {
+                /** @description Super-admin only: act inside this tenant (ignored for everyone else). A tenant that doesn't exist is a 404. */
+                "X-Tenant-ID"?: number;
+            };
+            path: {
+                /** @description Record id (positive integer) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        code: number;
+                        data: components["schemas"]["CampaignResultsResponse"];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Token valid, permission `marketing.view` missing */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unknown record, or one of another tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    /** @description Seconds until the window resets */
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Database unreachable; the service recovers by itself */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
+                    "retry-after"?: number;
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     listCampaignRuns: {
         parameters: {
             query?: {
@@ -18786,7 +19096,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `meta.next_cursor` of the previous page */
                 cursor?: string;
-                /** @description Only these kinds, a comma list of: change, event */
+                /** @description Only these kinds, a comma list of: change, event, conversion */
                 kinds?: string;
             };
             header?: {

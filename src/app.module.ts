@@ -35,6 +35,11 @@ import { CampaignValidationRule } from './modules/marketing/entities/campaign-va
 import { CampaignRun, CampaignSchedule } from './modules/runs/entities/campaign-run.entity.js';
 import { RunsModule } from './modules/runs/runs.module.js';
 import { CUSTOMER_RUN_TRACES } from './modules/runs/customer-run-traces.js';
+import { ResultsModule } from './modules/results/results.module.js';
+import { RESULTS_GOAL_MEASURES } from './modules/results/campaign-results.js';
+import { CONVERSION_TIMELINE } from './modules/results/conversion-timeline.js';
+import { TIMELINE_SOURCES } from './modules/tracking/timeline/timeline-source.js';
+import { GOAL_MEASURES } from './modules/marketing/goal-measures.js';
 
 /** What a deleted campaign takes with it, in this order: the links first (a destination link names a treatment group). */
 const CAMPAIGN_CONTENTS = [
@@ -62,6 +67,8 @@ const DELETION_EFFECT_LIST: DeletionEffect[] = [
   },
   ...CAMPAIGN_CONTENTS.map((entity) => ({ of: Campaign, entity, column: 'campaign_id', action: 'remove' as const })),
   { of: TreatmentGroup, entity: CampaignDestination, column: 'treatment_group_id', action: 'clear' },
+  // A KPI measured on a goal is measured on nothing once the goal is gone.
+  { of: CustomerGoal, entity: CampaignKpi, column: 'goal_id', action: 'clear' },
   { of: ValidationRule, entity: CampaignValidationRule, column: 'validation_rule_id', action: 'remove' },
   { of: Campaign, entity: CampaignSchedule, column: 'campaign_id', action: 'remove' },
 ];
@@ -82,7 +89,7 @@ const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT
 
 /**
  * What modules' records mean to each other, declared once here: deletion effects, the plan's
- * counted tables and what a customer's erasure or merge reaches in other modules; and the body
+ * counted tables and what a customer's erasure or merge reaches in other modules; what results add to goals and KPIs; and the body
  * checks that the common validation pipe takes from the modules.
  */
 @Global()
@@ -93,8 +100,12 @@ const SURE_INPUT_LIST: SureInput[] = [CUSTOMER_SURE_INPUT, PAGE_QUERY_SURE_INPUT
     { provide: COUNTED_TABLES, useValue: COUNTED_TABLE_LIST },
     { provide: SURE_INPUTS, useValue: SURE_INPUT_LIST },
     { provide: CUSTOMER_TRACES, useValue: CUSTOMER_TRACE_LIST },
+    // Goals checked with the rule grammar, KPIs measured: from the results module, above marketing.
+    { provide: GOAL_MEASURES, useValue: RESULTS_GOAL_MEASURES },
+    // The timeline's kinds kept above the tracking module: conversions (campaign results).
+    { provide: TIMELINE_SOURCES, useValue: [CONVERSION_TIMELINE] },
   ],
-  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS, CUSTOMER_TRACES],
+  exports: [DeletionEffects, COUNTED_TABLES, SURE_INPUTS, CUSTOMER_TRACES, GOAL_MEASURES, TIMELINE_SOURCES],
 })
 export class CrossModuleRulesModule {}
 
@@ -124,6 +135,7 @@ export class AppModule {
         WebhooksModule,
         PrivacyModule,
         RunsModule,
+        ResultsModule,
       ],
     };
   }

@@ -17,6 +17,9 @@ const ctx = resourceTestApp();
 
 const newCampaignId = async (token: string) => (await newCampaignTree(ctx.t, token)).campaign.id;
 
+/** A KPI of a type that is not measured (campaign results), on no goal. */
+const UNMEASURED = { goal_id: null, measured_value: null, measured_at: null };
+
 const kpis: Resource = {
   parent: { key: 'campaign_id', create: newCampaignId },
   collection: (campaignId) => `/api/campaigns/${campaignId}/kpis`,
@@ -25,11 +28,25 @@ const kpis: Resource = {
   body: kpiBody,
   sample: {
     body: { name: 'Orders', description: null, kpi_type: 'conversion', target_value: '1500.75', actual_value: 0 },
-    record: { name: 'Orders', description: null, kpi_type: 'conversion', target_value: 1500.75, actual_value: 0 },
+    record: {
+      name: 'Orders',
+      description: null,
+      kpi_type: 'conversion',
+      target_value: 1500.75,
+      actual_value: 0,
+      ...UNMEASURED,
+    },
   },
   update: {
     body: { name: 'Orders placed', kpi_type: 'count', target_value: 2000 },
-    record: { name: 'Orders placed', description: null, kpi_type: 'count', target_value: 2000, actual_value: 0 },
+    record: {
+      name: 'Orders placed',
+      description: null,
+      kpi_type: 'count',
+      target_value: 2000,
+      actual_value: 0,
+      ...UNMEASURED,
+    },
   },
   sorts: [],
   rules: [

@@ -458,7 +458,7 @@ describe('customer events', () => {
       const unknown = await timeline({ kinds: 'event,delivery' });
       expect(unknown.status).toBe(422);
       expect(unknown.body.errors).toEqual({
-        kinds: ['The selected kinds are invalid: "delivery". Kinds: change, event.'],
+        kinds: ['The selected kinds are invalid: "delivery". Kinds: change, event, conversion.'],
       });
       expect((await timeline({ kinds: '' })).status).toBe(422);
       expect((await timeline({ cursor: 'abc' })).status).toBe(422);

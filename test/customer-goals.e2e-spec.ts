@@ -22,6 +22,9 @@ const ctx = resourceTestApp(async ({ t, admin, other }) => {
 
 const newCampaignId = async (token: string) => (await newCampaignTree(ctx.t, token)).campaign.id;
 
+/** A goal's measurement (campaign results) when the body sends none: not measured by events, the default window. */
+const NOT_MEASURED = { event: null, where: null, window_days: 3, value_property: null };
+
 const goals: Resource = {
   parent: { key: 'campaign_id', create: newCampaignId },
   collection: (campaignId) => `/api/campaigns/${campaignId}/customer-goals`,
@@ -36,6 +39,7 @@ const goals: Resource = {
       goal_type: 'purchase',
       target_value: 2,
       validation_rule_id: null,
+      ...NOT_MEASURED,
     },
   },
   update: {
@@ -46,6 +50,7 @@ const goals: Resource = {
       goal_type: 'purchase-count',
       target_value: 3.5,
       validation_rule_id: null,
+      ...NOT_MEASURED,
     },
   },
   sorts: [],

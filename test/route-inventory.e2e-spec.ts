@@ -93,6 +93,7 @@ const EXPECTED: Record<string, string> = {
   'POST /api/webhooks/{id}/deliveries/{delivery_id}/retry': 'webhooks.manage',
   'POST /api/campaigns/{id}/runs': 'campaigns.launch',
   'GET /api/campaigns/{id}/runs': 'marketing.view',
+  'GET /api/campaigns/{id}/results': 'marketing.view',
   'GET /api/campaign-runs/{id}': 'marketing.view',
   'POST /api/campaign-runs/{id}/pause': 'campaigns.launch',
   'POST /api/campaign-runs/{id}/resume': 'campaigns.launch',

@@ -127,6 +127,11 @@ describe('the typed client (client/: openapi-typescript + openapi-fetch)', () =>
       ok('Customer imports', await api.GET('/api/customers/imports'));
       ok('Customer events', await api.GET('/api/event-names'));
       ok('Campaign runs', await api.GET('/api/messaging-limits'));
+      const results = ok(
+        'Campaign results',
+        await api.GET('/api/campaigns/{id}/results', { params: { path: { id: campaignId } } }),
+      );
+      expect(results.srm).toEqual({ p_value: null, mismatch: false });
       ok('Admin: users', await api.GET('/api/admin/users'));
       ok('Admin: tenants', await api.GET('/api/admin/tenants'));
       ok('Admin: roles and permissions', await api.GET('/api/admin/roles'));

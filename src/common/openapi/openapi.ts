@@ -239,6 +239,7 @@ export const TAG_ORDER: [string, string][] = [
   ['Treatment assignment', 'Which treatment group a customer falls in'],
   ['KPIs and customer goals', 'What a campaign measures'],
   ['Campaign runs', 'Runs of a campaign: launch, steer, recipients, files and schedules'],
+  ['Campaign results', 'Conversions per treatment group against control, with their statistics, and measured KPIs'],
   ['Audiences', 'Audiences with rules, sub-audiences, campaign audiences'],
   ['Customers', 'Customers, batch upserts and exports; merge, erasure, the suppression list and the hand-over'],
   ['Customer imports', 'CSV import jobs'],

@@ -21,6 +21,7 @@ import { AddDestinationDelivery1765600000000 } from './1765600000000-add-destina
 import { CreateCustomerEventTables1765650000000 } from './1765650000000-create-customer-event-tables.js';
 import { CreateCampaignRuns1765700000000 } from './1765700000000-create-campaign-runs.js';
 import { OrderRunMembersByCustomer1765750000000 } from './1765750000000-order-run-members-by-customer.js';
+import { AddCampaignResultsFields1765800000000 } from './1765800000000-add-campaign-results-fields.js';
 
 /** Every migration, in order. Listed explicitly so the bundle needs no file globbing. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   CreateCustomerEventTables1765650000000,
   CreateCampaignRuns1765700000000,
   OrderRunMembersByCustomer1765750000000,
+  AddCampaignResultsFields1765800000000,
 ];

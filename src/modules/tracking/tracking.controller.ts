@@ -95,7 +95,10 @@ export class TrackingController {
   @Get('customers/:id/timeline')
   @RequirePermission('customers.view')
   @ApiIdParam('id', 'The customer')
-  @ApiList(TimelineItemResponse, "A customer's timeline: record changes and tracked events, newest first")
+  @ApiList(
+    TimelineItemResponse,
+    "A customer's timeline: record changes, tracked events and conversions on campaign goals, newest first",
+  )
   getCustomerTimeline(
     @Auth() auth: AuthContext,
     @IdParam('id') id: number,

@@ -507,14 +507,15 @@ function wholeNumber(value: unknown, min: number, max: number): number | undefin
 }
 
 /** `field` of a `where` condition: `properties.<key>[.<key>...]`, as an attribute path. */
-function propertyPath(value: unknown): string[] | null {
+export function propertyPath(value: unknown): string[] | null {
   if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return null;
   const [head, ...path] = value.split('.');
   if (head !== 'properties' || path.length === 0 || path.length > MAX_ATTRIBUTE_PATH_KEYS) return null;
   return path.every((key) => ATTRIBUTE_KEY_PATTERN.test(key)) ? path : null;
 }
 
-function parseWhere(value: unknown): { where: PropertyCondition[] } | { error: BehaviourError } {
+/** A behaviour's `where` (also a customer goal's): its conditions, or what is wrong and where. */
+export function parseWhere(value: unknown): { where: PropertyCondition[] } | { error: BehaviourError } {
   if (value === undefined || value === null) return { where: [] };
   if (!Array.isArray(value) || value.length > MAX_WHERE_CONDITIONS) {
     return { error: { path: 'where', reason: `must be an array of at most ${MAX_WHERE_CONDITIONS} conditions.` } };

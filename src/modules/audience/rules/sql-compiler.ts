@@ -560,13 +560,30 @@ function matchingEvents(
     eventScope,
     frag(`${e}.name_id = (SELECT ${n}.id FROM ${tables.names.table} ${n} WHERE ${nameId.sql})`, nameId.params),
     ...extra,
-    ...where.map((condition) => {
-      const test = attribute(`${e}.properties`, condition.path, condition.test, options);
-      return condition.negated ? not(test) : test;
-    }),
+    ...propertyConditions(e, where, options),
   ];
   const joined = and(...conditions);
   return frag(`SELECT ${e}.customer_id FROM ${tables.events.table} ${e} WHERE ${joined.sql}`, joined.params);
+}
+
+/**
+ * The `where` conditions of a behaviour (or of a customer goal) over the `properties` of the events
+ * aliased `alias`: one two-valued fragment each, negated operators as NOT of their positive one.
+ */
+export function propertyConditions(
+  alias: string,
+  where: readonly PropertyCondition[],
+  options: CompileOptions,
+): SqlFragment[] {
+  return where.map((condition) => {
+    const test = attribute(`${alias}.properties`, condition.path, condition.test, options);
+    return condition.negated ? not(test) : test;
+  });
+}
+
+/** The event property at `path` of the events aliased `alias` as a double when it is a JSON number, NULL otherwise. */
+export function numericProperty(alias: string, path: string[], dialect: Dialect): string {
+  return jsonAccess(`${alias}.properties`, path, dialect).number;
 }
 
 const inSet = (customer: string, set: SqlFragment, suffix = '', params: SqlParam[] = []): SqlFragment =>

@@ -92,6 +92,25 @@ export class CampaignKpiResponse extends CampaignChildResponse {
   @ApiProperty() kpi_type: string;
   @ApiProperty() target_value: number;
   @ApiProperty({ type: Number, nullable: true }) actual_value: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'The goal of the same campaign it is measured on' })
+  goal_id: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    readOnly: true,
+    description:
+      "Measured over the campaign's non-control members (kpi_type `conversions`, `conversion_rate` (0-1) and `value` " +
+      'with a `goal_id`; `delivered`); null for other KPIs. `actual_value` stays what the client sent.',
+  })
+  measured_value: number | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    readOnly: true,
+    description: 'When measured_value was computed',
+  })
+  measured_at: string | null;
 }
 
 export const toCampaignKpiResponse = (row: CampaignKpi): CampaignKpiResponse =>
@@ -102,12 +121,42 @@ export const toCampaignKpiResponse = (row: CampaignKpi): CampaignKpiResponse =>
     kpi_type: row.kpi_type,
     target_value: row.target_value,
     actual_value: row.actual_value,
+    goal_id: row.goal_id,
+    // Filled by the KPI measures (docs/campaign-results.md), when the results module is there.
+    measured_value: null as number | null,
+    measured_at: null as string | null,
   });
+
+/**
+ * A condition on an event's properties, as in the behaviour rules (docs/customer-events.md; the
+ * audience module's PropertyCondition, which this module cannot import: the rule grammar checks it).
+ */
+export class PropertyConditionResponse {
+  @ApiProperty({ example: 'properties.amount', pattern: '^properties(\\.[A-Za-z0-9_-]+)+$' }) field: string;
+  @ApiProperty({ example: 'gte', description: 'An operator of `attributes.<key>` conditions' }) operator: string;
+  @ApiProperty({
+    required: false,
+    description: 'As the value of a condition on an attribute (ignored by exists and not_exists)',
+    example: 100,
+    oneOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] } },
+    ],
+  })
+  value?: unknown;
+}
 
 export class CustomerGoalResponse extends CampaignChildResponse {
   @ApiProperty() goal_type: string;
   @ApiProperty() target_value: number;
   @ApiProperty({ type: Number, nullable: true }) validation_rule_id: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Measured by events of this name' }) event: string | null;
+  @ApiProperty({ type: PropertyConditionResponse, isArray: true, nullable: true }) where:
+    PropertyConditionResponse[] | null;
+  @ApiProperty({ example: 3 }) window_days: number;
+  @ApiProperty({ type: String, nullable: true, example: 'revenue' }) value_property: string | null;
 }
 
 export const toCustomerGoalResponse = (row: CustomerGoal): CustomerGoalResponse =>
@@ -118,4 +167,8 @@ export const toCustomerGoalResponse = (row: CustomerGoal): CustomerGoalResponse 
     goal_type: row.goal_type,
     target_value: row.target_value,
     validation_rule_id: row.validation_rule_id,
+    event: row.event,
+    where: row.conditions === null ? null : (JSON.parse(row.conditions) as PropertyConditionResponse[]),
+    window_days: Number(row.window_days),
+    value_property: row.value_property,
   });

@@ -1,4 +1,4 @@
-import { Entity } from 'typeorm';
+import { Column, Entity } from 'typeorm';
 import { DecimalColumn, ForeignIdColumn, StringColumn, TextColumn } from '../../../common/persistence/columns.js';
 import { TenantOwnedEntity } from '../../../common/persistence/tenant-owned.entity.js';
 import { SortKeyColumn } from '../../../common/persistence/sort-key.js';
@@ -37,6 +37,10 @@ export class CampaignKpi extends CampaignChild {
 
   @DecimalColumn(15, 2, { nullable: true })
   actual_value: number | null;
+
+  /** The goal of the same campaign the KPI is measured on (migration 1765800000000). */
+  @ForeignIdColumn({ nullable: true })
+  goal_id: number | null;
 }
 
 @Entity('customer_goals')
@@ -49,4 +53,20 @@ export class CustomerGoal extends CampaignChild {
 
   @ForeignIdColumn({ nullable: true })
   validation_rule_id: number | null;
+
+  /** Measured by events of this name (docs/campaign-results.md); null: not by events. */
+  @StringColumn(255, { nullable: true })
+  event: string | null;
+
+  /** The API's `where`: the events' property conditions, as JSON array text (null: none). */
+  @TextColumn({ nullable: true })
+  conditions: string | null;
+
+  /** Days after the delivery (or the snapshot) a conversion still counts, 1 to 30. */
+  @Column({ type: 'int', default: 3 })
+  window_days: number;
+
+  /** The numeric event property summed as the goal's value (`revenue`, `order.total`). */
+  @StringColumn(255, { nullable: true })
+  value_property: string | null;
 }

@@ -122,7 +122,10 @@ export class TimelineItemResponse {
   @ApiProperty({ enum: [...TIMELINE_KINDS] })
   kind: string;
 
-  @ApiProperty({ example: 'purchase', description: "A change's event type (`customer.updated`), an event's name" })
+  @ApiProperty({
+    example: 'purchase',
+    description: "A change's event type (`customer.updated`), an event's name, a conversion's goal name",
+  })
   type: string;
 
   @ApiProperty({
@@ -130,7 +133,7 @@ export class TimelineItemResponse {
     example: 42,
     description:
       "Its id in its own API: a change's change-feed id (`evt_12`, `GET /api/events/{id}`), an event's id " +
-      '(`GET /api/customer-events/{id}`)',
+      "(`GET /api/customer-events/{id}`); a conversion's converting event's id",
   })
   id: number | string;
 

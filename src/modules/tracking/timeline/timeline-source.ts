@@ -3,10 +3,10 @@ import type { TenantReads } from '../../../common/persistence/tables.js';
 /**
  * The kinds of a customer's timeline that exist, in their order among items of one instant. A
  * later module adds its kind here and its TimelineSource to TIMELINE_SOURCES in src/app.module.ts
- * (campaign runs: `delivery`, `conversion`); the `kinds` filter takes exactly these (a 422 names
+ * (campaign results: `conversion`); the `kinds` filter takes exactly these (a 422 names
  * the others), and TimelineService refuses to start when the sources and this list differ.
  */
-export const TIMELINE_KINDS = ['change', 'event'] as const;
+export const TIMELINE_KINDS = ['change', 'event', 'conversion'] as const;
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];
 
 /** One item of a timeline, as a source reads it. */
