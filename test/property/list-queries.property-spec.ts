@@ -6,7 +6,7 @@ import { startApiApp, type ApiApp } from './support/api-app.js';
 import { ODD_TEXT } from './support/bodies.js';
 import type { Schema } from './support/openapi-operations.js';
 import { RUNS, SEED, seedOf } from './support/settings.js';
-import { http, make, WEBHOOK_URL, type ApiContext } from './support/targets.js';
+import { endedDryRun, http, make, WEBHOOK_URL, type ApiContext } from './support/targets.js';
 
 /**
  * Query strings of every list of the OpenAPI document: documented parameters with valid values,
@@ -99,7 +99,10 @@ describe(`property tier: list query strings (${database})`, () => {
       .send('external_id,email\nq-1,not-an-email\n');
     if (upload.status !== 202) throw new Error(`fixture import: ${upload.status} ${JSON.stringify(upload.body)}`);
     const webhook = await make(ctx, '/api/webhooks', { url: WEBHOOK_URL, events: ['*'] });
+    const { campaign: launched, run } = await endedDryRun(ctx);
     ids = {
+      '/api/campaigns/{id}/runs': launched.id as number,
+      '/api/campaign-runs/{id}/recipients': run.id as number,
       '/api/webhooks/{id}/deliveries': webhook.id,
       program_id: program.id,
       group_id: group.id,

@@ -579,7 +579,12 @@ const SPECS: Record<string, (ctx: ApiContext) => Promise<Spec>> = {
   },
   launchCampaignRun: async (ctx) => {
     const { campaign } = await runnableFileCampaign(ctx);
-    return { path: `/api/campaigns/${campaign.id}/runs`, list: `/api/campaigns/${campaign.id}/runs` };
+    return {
+      path: `/api/campaigns/${campaign.id}/runs`,
+      list: `/api/campaigns/${campaign.id}/runs`,
+      // The run's job records its progress and its end: not while a later case is tried.
+      settle: (ctx) => (run) => jobEnded(ctx, `/api/campaign-runs/${run.id}`),
+    };
   },
   pauseCampaignRun: async (ctx) => endedRunTarget(ctx, 'pause'),
   resumeCampaignRun: async (ctx) => endedRunTarget(ctx, 'resume'),
@@ -632,11 +637,17 @@ async function runnableFileCampaign(ctx: ApiContext) {
   return { campaign };
 }
 
-/** A dry run that has ended, and the path of one of its controls (each answers 200 or 409 on it, never changing it). */
-async function endedRunTarget(ctx: ApiContext, control: string): Promise<Spec> {
+/** A dry run of a campaign to a file destination, once it has ended. */
+export async function endedDryRun(ctx: ApiContext): Promise<{ campaign: Row; run: Row }> {
   const { campaign } = await runnableFileCampaign(ctx);
   const run = await make(ctx, `/api/campaigns/${campaign.id}/runs`, { dry_run: true }, 202);
   await jobEnded(ctx, `/api/campaign-runs/${run.id}`);
+  return { campaign, run };
+}
+
+/** A dry run that has ended, and the path of one of its controls (each answers 200 or 409 on it, never changing it). */
+async function endedRunTarget(ctx: ApiContext, control: string): Promise<Spec> {
+  const { campaign, run } = await endedDryRun(ctx);
   return { path: `/api/campaign-runs/${run.id}/${control}`, list: `/api/campaigns/${campaign.id}/runs` };
 }
 
