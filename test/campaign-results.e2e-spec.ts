@@ -98,7 +98,7 @@ function expected(members: Member[]) {
  * run to a local receiver, events tracked inside and outside every member's window, and every
  * count of the answer checked against the plan; filters, KPIs measured, tenants, permissions.
  */
-describe('campaign results', () => {
+describe('getCampaignResults: GET /api/campaigns/{id}/results', () => {
   let t: TestApp;
   let receiver: Receiver;
   let w: Workspace;

@@ -123,7 +123,12 @@ const MAPPERS: [string, abstract new () => object, () => object][] = [
   ['campaign', CampaignResponse, () => toCampaignResponse(sampleRow(Campaign))],
   ['treatment group', TreatmentGroupResponse, () => toTreatmentGroupResponse(sampleRow(TreatmentGroup))],
   ['campaign KPI', CampaignKpiResponse, () => toCampaignKpiResponse(sampleRow(CampaignKpi))],
-  ['customer goal', CustomerGoalResponse, () => toCustomerGoalResponse(sampleRow(CustomerGoal))],
+  [
+    'customer goal',
+    CustomerGoalResponse,
+    // `conditions` holds the goal's `where` as JSON text.
+    () => toCustomerGoalResponse({ ...sampleRow<CustomerGoal>(CustomerGoal), conditions: '[]' }),
+  ],
   ['audience', AudienceResponse, () => audience],
   ['audience rule', AudienceRuleResponse, () => toAudienceRuleResponse(sampleRow(AudienceRule))],
   ['sub-audience', SubAudienceResponse, () => toSubAudienceResponse(sampleRow(SubAudience))],
